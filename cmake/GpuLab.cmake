@@ -1,0 +1,39 @@
+# Helpers shared by every target of GPU Lab.
+
+# Warnings as errors for our own code (C++ and CUDA, host and device passes).
+# GCC 12 reports std::string concatenation at -O3 as overlapping memcpy (GCC bug 105329, a false
+# positive), so -Wrestrict is off.
+function(gpulab_warnings target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Wno-restrict -Werror>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Wno-restrict,-Werror>)
+  # Error messages name files relative to the repository, not the build machine's path.
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
+endfunction()
+
+# A library of kernels: CPU functions (*.cpp) and GPU kernels with their launchers (*.cu).
+function(gpulab_add_kernels name)
+  add_library(${name} STATIC ${ARGN})
+  target_link_libraries(${name} PUBLIC gpulab_cuda_helpers)
+  set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+  gpulab_warnings(${name})
+endfunction()
+
+# A lesson: its library (workload, variants, checks) and its standalone executable.
+#   gpulab_add_lesson(01 vector_add SOURCES lesson.cpp KERNELS gpulab_vector_add)
+function(gpulab_add_lesson number name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;KERNELS" ${ARGN})
+  set(lib gpulab_lesson${number})
+  add_library(${lib} STATIC ${ARG_SOURCES})
+  target_link_libraries(${lib} PUBLIC gpulab_harness ${ARG_KERNELS})
+  gpulab_warnings(${lib})
+  set(exe lesson${number}_${name})
+  add_executable(${exe} ${PROJECT_SOURCE_DIR}/lessons/common/lesson_main.cpp)
+  target_compile_definitions(${exe} PRIVATE GPULAB_LESSON_ID="${number}")
+  target_link_libraries(${exe} PRIVATE gpulab_lessons)
+  gpulab_warnings(${exe})
+  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_LIBS ${lib})
+endfunction()

@@ -1,0 +1,82 @@
+#include "common/device_info.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "common/cuda_check.hpp"
+
+namespace gpulab {
+
+std::string cuda_version_string(int version) {
+  if (version <= 0) return "none";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string DeviceInfo::compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
+std::string DeviceInfo::driver_string() const { return cuda_version_string(driver_version); }
+std::string DeviceInfo::runtime_string() const { return cuda_version_string(runtime_version); }
+
+DeviceInfo query_device(int index) {
+  DeviceInfo info;
+  info.index = index;
+  cudaRuntimeGetVersion(&info.runtime_version);
+  cudaDriverGetVersion(&info.driver_version);  // 0 when no driver is installed
+  int count = 0;
+  if (const cudaError_t code = cudaGetDeviceCount(&count); code != cudaSuccess) {
+    cudaGetLastError();  // leave no sticky error behind for the next caller
+    info.reason = "no CUDA device: " + cuda_message(code);
+    return info;
+  }
+  if (index >= count) {
+    info.reason =
+        "no CUDA device: device " + std::to_string(index) + " asked for, " + std::to_string(count) + " present";
+    return info;
+  }
+  cudaDeviceProp prop{};
+  if (const cudaError_t code = cudaGetDeviceProperties(&prop, index); code != cudaSuccess) {
+    cudaGetLastError();
+    info.reason = "no CUDA device: " + cuda_message(code);
+    return info;
+  }
+  info.available = true;
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.multiprocessors = prop.multiProcessorCount;
+  info.total_memory = prop.totalGlobalMem;
+  info.max_threads_per_block = prop.maxThreadsPerBlock;
+  for (int d = 0; d < 3; ++d) {
+    info.max_block_dim[d] = prop.maxThreadsDim[d];
+    info.max_grid_dim[d] = prop.maxGridSize[d];
+  }
+  info.max_threads_per_multiprocessor = prop.maxThreadsPerMultiProcessor;
+  info.shared_memory_per_block = prop.sharedMemPerBlock;
+  info.warp_size = prop.warpSize;
+  info.l2_cache_bytes = prop.l2CacheSize;
+  int current = 0;
+  if (cudaGetDevice(&current) == cudaSuccess && current == index) info.free_memory = device_free_memory();
+  cudaGetLastError();
+  return info;
+}
+
+std::size_t device_free_memory() {
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return free;
+}
+
+const DeviceInfo& device_info() {
+  static const DeviceInfo info = [] {
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess) {
+      cudaGetLastError();
+      current = 0;
+    }
+    return query_device(current);
+  }();
+  return info;
+}
+
+}  // namespace gpulab

@@ -1,0 +1,276 @@
+#include "common/cli.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "common/crossover.hpp"
+#include "common/device_info.hpp"
+#include "common/memory_check.hpp"
+#include "common/peaks.hpp"
+#include "common/random.hpp"
+#include "common/session.hpp"
+#include "common/version.hpp"
+
+namespace gpulab {
+
+namespace {
+
+// A usage error: the message is printed with the program's name and the exit code is 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::optional<std::int64_t> n;
+  std::vector<std::int64_t> sizes;
+  bool sweep = false;
+  std::optional<int> block;
+  std::vector<std::string> variants{"all"};
+  std::vector<std::string> backends{"all"};
+  int reps = 20;
+  int warmup = 3;
+  std::optional<std::uint64_t> seed;
+  bool csv = false;
+  std::string json;
+  bool list = false;
+};
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string command_line(int argc, const char* const* argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  return join(words, " ");
+}
+
+void print_list(const Lesson& lesson) {
+  fmt::print("Lesson {}: {} — {}\n\nVariants:\n", lesson.id, lesson.title, lesson.summary);
+  for (const Variant& v : lesson.variants) {
+    std::vector<std::string> backends;
+    for (const auto& [b, make] : v.backends) backends.emplace_back(to_string(b));
+    fmt::print("  {:<22} [{}] {}\n", v.name, join(backends, ","), v.description);
+  }
+  std::vector<std::string> sweep;
+  for (auto n : lesson.sweep) sweep.push_back(std::to_string(n));
+  fmt::print("\n--n is {}; default {}, at most {}.\n--sweep runs n = {}\n", lesson.size_help, lesson.default_n,
+             lesson.max_n, join(sweep, ", "));
+}
+
+std::vector<std::int64_t> resolve_sizes(const Lesson& lesson, const Options& o) {
+  std::vector<std::int64_t> sizes = o.sweep            ? lesson.sweep
+                                    : !o.sizes.empty() ? o.sizes
+                                                       : std::vector{o.n.value_or(lesson.default_n)};
+  for (std::int64_t n : sizes) {
+    if (n < 1 || n > lesson.max_n) {
+      throw UsageError(
+          fmt::format("size {} is out of range: n must be between 1 and {} ({})", n, lesson.max_n, lesson.size_help));
+    }
+  }
+  return sizes;
+}
+
+std::vector<std::string> resolve_variants(const Lesson& lesson, const Options& o) {
+  std::vector<std::string> valid;
+  for (const Variant& v : lesson.variants) valid.push_back(v.name);
+  if (std::find(o.variants.begin(), o.variants.end(), "all") != o.variants.end()) return {};
+  for (const std::string& name : o.variants) {
+    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+      throw UsageError(fmt::format("unknown variant '{}' for lesson {}; valid: {}, all", name, lesson.id, join(valid)));
+    }
+  }
+  return o.variants;
+}
+
+std::vector<Backend> resolve_backends(const Options& o) {
+  std::vector<Backend> backends;
+  for (const std::string& name : o.backends) {
+    if (name == "all") return {std::begin(kAllBackends), std::end(kAllBackends)};
+    const auto b = parse_backend(name);
+    if (!b) throw UsageError(fmt::format("unknown backend '{}'; valid: cpu, gpu, emulated, all", name));
+    if (std::find(backends.begin(), backends.end(), *b) == backends.end()) backends.push_back(*b);
+  }
+  return backends;
+}
+
+void check_json_path(const std::string& path) {
+  // Try the temporary file the report will be written through, so a bad path fails before the
+  // runs, not after them.
+  const std::string tmp = path + ".tmp";
+  std::ofstream probe(tmp, std::ios::app);
+  if (!probe) throw UsageError(fmt::format("cannot write --json file '{}': {}", path, std::strerror(errno)));
+  probe.close();
+  std::remove(tmp.c_str());
+}
+
+void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device, bool gpu_runs, std::uint64_t seed) {
+  fmt::print(out, "GPU Lab {} — lesson {}: {}\n", version(), lesson.id, lesson.title);
+  if (device.available) {
+    fmt::print(out, "GPU: {} (compute capability {}, {} SMs, {} memory), driver {}, runtime {}\n", device.name,
+               device.compute_capability(), device.multiprocessors,
+               format_bytes(static_cast<double>(device.total_memory)), device.driver_string(), device.runtime_string());
+    if (gpu_runs) {
+      if (const auto peaks = measured_peaks()) {
+        fmt::print(out, "Measured copy bandwidth (device to device, {}): {:.0f} GB/s\n",
+                   format_bytes(peaks->copy_bytes), peaks->copy_gbps);
+      }
+    }
+  } else {
+    fmt::print(out, "GPU: none ({})\n", device.reason);
+  }
+  fmt::print(out, "Inputs: seed {} (replay with --seed {})\n\n", seed, seed);
+}
+
+int run(const Lesson& lesson, const Options& o, int argc, const char* const* argv) {
+  if (o.list) {
+    print_list(lesson);
+    return kExitOk;
+  }
+  Selection selection;
+  selection.sizes = resolve_sizes(lesson, o);
+  selection.variants = resolve_variants(lesson, o);
+  selection.backends = resolve_backends(o);
+  if (o.reps < 1 || o.reps > 100000)
+    throw UsageError(fmt::format("--reps must be between 1 and 100000; got {}", o.reps));
+  if (o.warmup < 0 || o.warmup > 10000) {
+    throw UsageError(fmt::format("--warmup must be between 0 and 10000; got {}", o.warmup));
+  }
+  selection.options.reps = o.reps;
+  selection.options.warmup = o.warmup;
+  selection.options.seed = o.seed.value_or(fresh_seed());
+
+  const auto runs = selected_runs(lesson, selection);
+  if (runs.empty()) {
+    throw UsageError(
+        fmt::format("nothing to run: no selected variant of lesson {} runs on the selected backends "
+                    "(see --list)",
+                    lesson.id));
+  }
+  const bool gpu_selected = std::any_of(runs.begin(), runs.end(), [](auto& p) { return p.second == Backend::gpu; });
+  DeviceInfo device = gpu_selected ? device_info() : DeviceInfo{};
+  if (!gpu_selected) device.reason = "not queried: no GPU backend selected";
+  const bool gpu_runs = gpu_selected && device.available;
+
+  // The block size is a GPU launch parameter: 1 to the device's limit (CUDA's 1024 without one).
+  const int block_limit = gpu_runs ? device.max_threads_per_block : 1024;
+  selection.options.block = o.block.value_or(256);
+  if (selection.options.block < 1 || selection.options.block > block_limit) {
+    throw UsageError(fmt::format("--block {} is out of range: a block holds 1 to {} threads{}", selection.options.block,
+                                 block_limit, gpu_runs ? " on " + device.name : " (CUDA's limit)"));
+  }
+  const std::int64_t largest = *std::max_element(selection.sizes.begin(), selection.sizes.end());
+  if (auto problem =
+          memory_problem(lesson, largest, gpu_runs, host_available_bytes(), gpu_runs ? device_free_memory() : 0)) {
+    throw UsageError(*problem);
+  }
+  if (!o.json.empty()) check_json_path(o.json);
+
+  // With --csv, stdout carries only the CSV; everything for people goes to stderr.
+  std::FILE* info = o.csv ? stderr : stdout;
+  print_header(info, lesson, device, gpu_runs, selection.options.seed);
+
+  std::vector<std::string> notes;
+  RunCallbacks callbacks;
+  callbacks.on_note = [&](const std::string& text) { notes.push_back(text); };
+  const bool progress = isatty(STDERR_FILENO) != 0;
+  const std::size_t total = runs.size() * selection.sizes.size();
+  std::size_t done = 0;
+  callbacks.on_result = [&](const Result& r) {
+    ++done;
+    if (progress) {
+      fmt::print(stderr, "\r[{}/{}] {} ({}) n = {}        ", done, total, r.variant, to_string(r.backend), r.problem.n);
+      if (done == total) fmt::print(stderr, "\r{:60}\r", "");
+    }
+  };
+  const std::vector<Result> results = run_lesson(lesson, selection, callbacks);
+
+  if (o.csv) {
+    fmt::print("{}", format_csv(results));
+  } else {
+    fmt::print("{}", format_table(results));
+  }
+  for (const Result& r : results) {
+    if (!r.message.empty())
+      notes.push_back(fmt::format("{} ({}, n = {}): {}", r.variant, to_string(r.backend), r.problem.n, r.message));
+  }
+  if (selection.sizes.size() > 1) {
+    for (const std::string& line : crossover_summary(results)) notes.push_back(line);
+  }
+  if (!notes.empty()) fmt::print(info, "\n");
+  for (const std::string& line : notes) fmt::print(info, "{}\n", line);
+
+  if (!o.json.empty()) {
+    Report report;
+    report.command = command_line(argc, argv);
+    report.date = utc_now_iso8601();
+    report.device = device;
+    report.peaks = gpu_runs ? measured_peaks() : std::nullopt;
+    report.seed = selection.options.seed;
+    report.results = results;
+    write_file_atomically(o.json, format_json(report));
+    fmt::print(info, "Wrote {}\n", o.json);
+  }
+  const bool bad = std::any_of(results.begin(), results.end(),
+                               [](const Result& r) { return r.status == Status::failed || r.status == Status::error; });
+  return bad ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
+  const std::string program = fmt::format("lesson{}_{}", lesson.id, lesson.name);
+  CLI::App app{fmt::format("GPU Lab lesson {}: {} — {}", lesson.id, lesson.title, lesson.summary), program};
+  Options o;
+  app.add_option("--n", o.n, "Problem size: " + lesson.size_help);
+  auto* sizes =
+      app.add_option("--sizes", o.sizes, "Several sizes, comma-separated: --sizes 1000,1000000")->delimiter(',');
+  auto* sweep = app.add_flag("--sweep", o.sweep, "Run the lesson's sweep of sizes (see --list)");
+  app.get_option("--n")->excludes(sizes)->excludes(sweep);
+  sizes->excludes(sweep);
+  app.add_option("--block", o.block, "Threads per block for the GPU variants (default 256)");
+  app.add_option("--variant", o.variants, "Variant name(s), comma-separated, or all (default)")->delimiter(',');
+  app.add_option("--backend", o.backends, "cpu, gpu, emulated, all (default), or a comma-separated list")
+      ->delimiter(',');
+  app.add_option("--reps", o.reps, "Timed repetitions per run (default 20)");
+  app.add_option("--warmup", o.warmup, "Untimed repetitions before timing (default 3)");
+  app.add_option("--seed", o.seed, "Seed for the random inputs, to replay a run (default: a fresh one)");
+  app.add_flag("--csv", o.csv, "Print results as CSV on stdout (everything else goes to stderr)");
+  app.add_option("--json", o.json, "Also write the results, device and command as JSON to FILE");
+  app.add_flag("--list", o.list, "List the variants and sizes, then exit");
+  app.footer(
+      "Exit codes: 0 every check passed; 1 a check failed or a run errored; 2 bad usage (unknown flag,\n"
+      "variant or backend, a size or block size out of range, not enough memory, an unwritable --json file).\n"
+      "Without a GPU the CPU rows run and one line says why the GPU rows were skipped.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    fmt::print("{}", app.help());
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "{}: error: {}\nRun '{} --help' for the options.\n", program, e.what(), program);
+    return kExitUsage;
+  }
+  try {
+    return run(lesson, o, argc, argv);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "{}: error: {}\n", program, e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: error: {}\n", program, e.what());
+    return kExitFailed;
+  }
+}
+
+}  // namespace gpulab

@@ -1,0 +1,105 @@
+#pragma once
+// What a lesson is, for the harness, the executables and the app alike: its sizes, its variants
+// (each on one or more backends), how it counts work, and how one run of a variant goes.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/backend.hpp"
+#include "common/verify.hpp"
+
+namespace gpulab {
+
+// One point of a lesson's size axis. `n` is the size sweeps and plots use; `dims` names every
+// size of the problem (for matmul: m, n, k).
+struct Problem {
+  std::int64_t n = 0;
+  std::vector<std::pair<std::string, std::int64_t>> dims;
+};
+
+// The work of one run, to turn times into rates.
+struct Counts {
+  double flops = 0;      // floating-point operations of the compute phase
+  double bytes = 0;      // the fewest bytes the compute phase must move through memory
+  double h2d_bytes = 0;  // bytes copied host -> device per run (GPU backends)
+  double d2h_bytes = 0;  // bytes copied device -> host per run
+};
+
+// Memory a run at this size needs at its peak, to refuse sizes that cannot fit before trying.
+struct Footprint {
+  double host_bytes = 0;
+  double device_bytes = 0;
+};
+
+struct RunOptions {
+  int block = 256;         // threads per block, for variants that take it
+  int reps = 20;           // timed repetitions
+  int warmup = 3;          // untimed repetitions first
+  std::uint64_t seed = 0;  // inputs are a function of (seed, size)
+};
+
+// One variant on one backend at one size, with its buffers allocated. The harness calls
+// poison(), then upload(), compute() and download() (each timed apart), then check().
+class Run {
+ public:
+  virtual ~Run() = default;
+  virtual void poison() = 0;   // fill the output with kPoisonByte (never timed)
+  virtual void upload() {}     // host -> device copies of the inputs
+  virtual void compute() = 0;  // the kernel(s) or the CPU function
+  virtual void download() {}   // device -> host copy of the output
+  virtual CheckResult check() const = 0;
+  virtual int block() const { return 0; }  // threads per block it launches (0: not a GPU launch)
+};
+
+// Thrown by a variant that cannot run this size or configuration; the run is reported as
+// skipped, with the reason, rather than failed (a single block of n > 1024 threads, say).
+class NotApplicable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A lesson's data for one size: inputs and the float64 reference. Lessons derive from it.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+};
+
+using RunFactory = std::function<std::unique_ptr<Run>(const Instance&, const RunOptions&)>;
+
+struct Variant {
+  std::string name;
+  std::string description;  // one line
+  std::vector<std::pair<Backend, RunFactory>> backends;
+};
+
+struct Lesson {
+  std::string id;           // "01"
+  std::string name;         // "vector_add"
+  std::string title;        // "Vector add"
+  std::string summary;      // one line for lists
+  std::string text_file;    // the lesson's text, relative to the repository
+  std::string source_file;  // the kernels a learner reads
+  std::string size_help;    // what --n means: "elements per vector"
+  std::int64_t default_n = 1;
+  std::int64_t max_n = 1;
+  std::vector<std::int64_t> sweep;
+  std::function<Problem(std::int64_t n)> problem;
+  std::function<Counts(const Problem&)> counts;
+  std::function<Footprint(const Problem&)> footprint;
+  std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> make_instance;
+  std::vector<Variant> variants;
+};
+
+// Lets a lesson write its factories against its own Instance type.
+template <typename LessonInstance, typename Make>
+RunFactory factory(Make make) {
+  return [make](const Instance& instance, const RunOptions& options) -> std::unique_ptr<Run> {
+    return make(static_cast<const LessonInstance&>(instance), options);
+  };
+}
+
+}  // namespace gpulab

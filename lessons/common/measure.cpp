@@ -1,0 +1,80 @@
+#include "common/measure.hpp"
+
+#include <array>
+#include <chrono>
+
+namespace gpulab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+class HostClock : public PhaseClock {
+ public:
+  void mark(int k) override { marks_[static_cast<std::size_t>(k)] = Clock::now(); }
+  void wait() override {}
+  PhaseTimes phases() override {
+    return {ms_between(marks_[0], marks_[1]), ms_between(marks_[1], marks_[2]), ms_between(marks_[2], marks_[3]), 0};
+  }
+
+ private:
+  std::array<Clock::time_point, 4> marks_;
+};
+
+Stats summarize_field(const std::vector<PhaseTimes>& samples, double PhaseTimes::*field) {
+  std::vector<double> values;
+  values.reserve(samples.size());
+  for (const PhaseTimes& s : samples) values.push_back(s.*field);
+  return summarize(values);
+}
+
+}  // namespace
+
+std::unique_ptr<PhaseClock> make_host_clock() { return std::make_unique<HostClock>(); }
+
+Measurement measure(Run& run, Backend backend, const RunOptions& options, const std::function<bool()>& cancelled) {
+  const std::unique_ptr<PhaseClock> clock = backend == Backend::gpu ? make_gpu_clock() : make_host_clock();
+  auto once = [&] {
+    run.poison();
+    clock->wait();
+    const auto start = Clock::now();
+    clock->mark(0);
+    run.upload();
+    clock->mark(1);
+    run.compute();
+    clock->mark(2);
+    run.download();
+    clock->mark(3);
+    clock->wait();
+    PhaseTimes t = clock->phases();
+    t.total_ms = ms_between(start, Clock::now());
+    return t;
+  };
+
+  Measurement m;
+  once();
+  m.first_check = run.check();
+  m.final_check = m.first_check;
+  if (!m.first_check.passed) return m;  // a wrong answer is not worth timing
+
+  for (int i = 0; i < options.warmup; ++i) once();
+  for (int i = 0; i < options.reps; ++i) {
+    if (cancelled && cancelled()) {
+      m.cancelled = true;
+      break;
+    }
+    m.samples.push_back(once());
+  }
+  if (!m.samples.empty()) m.final_check = run.check();  // the last run was poisoned first too
+  m.h2d = summarize_field(m.samples, &PhaseTimes::h2d_ms);
+  m.kernel = summarize_field(m.samples, &PhaseTimes::kernel_ms);
+  m.d2h = summarize_field(m.samples, &PhaseTimes::d2h_ms);
+  m.total = summarize_field(m.samples, &PhaseTimes::total_ms);
+  return m;
+}
+
+}  // namespace gpulab

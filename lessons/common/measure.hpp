@@ -1,0 +1,44 @@
+#pragma once
+// The one measuring path, for the executables, the tests and the app: check once, warm up, then
+// time each phase of many repetitions, and check again after timing.
+//
+// GPU phases are timed with CUDA events (what the GPU did, not what the host waited for); the
+// end-to-end time is the host's clock around upload + compute + download, after the last one
+// finished. Buffers are allocated before and poisoned between repetitions, outside every timer.
+#include <functional>
+#include <vector>
+
+#include "common/backend.hpp"
+#include "common/lesson.hpp"
+#include "common/stats.hpp"
+
+namespace gpulab {
+
+struct PhaseTimes {
+  double h2d_ms = 0, kernel_ms = 0, d2h_ms = 0, total_ms = 0;
+};
+
+struct Measurement {
+  CheckResult first_check;  // the first run, before any timing
+  CheckResult final_check;  // the last timed run, re-checked
+  std::vector<PhaseTimes> samples;
+  Stats h2d, kernel, d2h, total;
+  bool cancelled = false;
+};
+
+// Times the phases between marks 0..3 (before upload, after upload, after compute, after download).
+class PhaseClock {
+ public:
+  virtual ~PhaseClock() = default;
+  virtual void mark(int k) = 0;
+  virtual void wait() = 0;          // until everything marked so far has finished
+  virtual PhaseTimes phases() = 0;  // h2d, kernel, d2h from the marks (total is the caller's)
+};
+
+std::unique_ptr<PhaseClock> make_host_clock();
+std::unique_ptr<PhaseClock> make_gpu_clock();  // CUDA events on the default stream
+
+// `cancelled` is polled between repetitions (the app's Cancel button).
+Measurement measure(Run& run, Backend backend, const RunOptions& options, const std::function<bool()>& cancelled = {});
+
+}  // namespace gpulab

@@ -1,0 +1,46 @@
+#include "common/memory_check.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace gpulab {
+
+std::size_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    std::size_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+std::string format_bytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  if (bytes >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+std::optional<std::string> memory_problem(const Lesson& lesson, std::int64_t n, bool gpu_runs,
+                                          std::size_t host_available, std::size_t device_free) {
+  const Footprint need = lesson.footprint(lesson.problem(n));
+  if (gpu_runs && need.device_bytes > static_cast<double>(device_free)) {
+    return fmt::format("n = {} needs {} of GPU memory, and the GPU has {} free", n, format_bytes(need.device_bytes),
+                       format_bytes(static_cast<double>(device_free)));
+  }
+  if (need.host_bytes > static_cast<double>(host_available)) {
+    return fmt::format("n = {} needs {} of host memory (inputs, reference and outputs), and {} is available", n,
+                       format_bytes(need.host_bytes), format_bytes(static_cast<double>(host_available)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpulab

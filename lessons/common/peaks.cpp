@@ -1,0 +1,50 @@
+#include "common/peaks.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/device_buffer.hpp"
+#include "common/device_info.hpp"
+#include "common/stats.hpp"
+
+namespace gpulab {
+
+namespace {
+
+// A copy large enough to leave every cache far behind (1 GiB, as the reference numbers use), or
+// less on a GPU with little free memory.
+Peaks measure_copy() {
+  const std::size_t free = device_free_memory();
+  const std::size_t bytes = std::max<std::size_t>(std::min<std::size_t>(std::size_t{1} << 30, free / 4), 1 << 20);
+  DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+  src.fill_bytes(1);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  GPULAB_CUDA_CHECK(cudaEventCreate(&start));
+  GPULAB_CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> gbps;
+  for (int i = 0; i < 13; ++i) {
+    GPULAB_CUDA_CHECK(cudaEventRecord(start));
+    GPULAB_CUDA_CHECK(cudaMemcpy(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice));
+    GPULAB_CUDA_CHECK(cudaEventRecord(stop));
+    GPULAB_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    GPULAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (i >= 3) gbps.push_back(2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9);  // 3 warm-ups
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return {summarize(gbps).median, static_cast<double>(bytes)};
+}
+
+}  // namespace
+
+std::optional<Peaks> measured_peaks() {
+  static const std::optional<Peaks> peaks = []() -> std::optional<Peaks> {
+    if (!device_info().available) return std::nullopt;
+    return measure_copy();
+  }();
+  return peaks;
+}
+
+}  // namespace gpulab

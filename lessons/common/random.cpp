@@ -1,0 +1,34 @@
+#include "common/random.hpp"
+
+#include <cstddef>
+#include <random>
+
+namespace gpulab {
+
+namespace {
+// SplitMix64's finaliser: a strong 64-bit mix, cheap enough to call once per element.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream, float lo, float hi) {
+  const std::uint64_t key = mix(seed ^ mix(stream));
+  const auto n = static_cast<std::ptrdiff_t>(out.size());
+  const double width = static_cast<double>(hi) - lo;
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    const double unit = static_cast<double>(mix(key + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
+    out[static_cast<std::size_t>(i)] = static_cast<float>(lo + width * unit);
+  }
+}
+
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32 | device()) % 1000000000ull;  // short enough to retype
+}
+
+}  // namespace gpulab

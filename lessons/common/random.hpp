@@ -1,0 +1,15 @@
+#pragma once
+// Reproducible random inputs: element i of stream s under seed k is a pure function of (k, s, i),
+// so large arrays fill in parallel and `--seed k` replays a run exactly.
+#include <cstdint>
+#include <span>
+
+namespace gpulab {
+
+// Uniform in [lo, hi] (hi itself only through rounding).
+void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream, float lo, float hi);
+
+// A fresh seed for a run that did not ask for one.
+std::uint64_t fresh_seed();
+
+}  // namespace gpulab

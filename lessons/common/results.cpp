@@ -1,0 +1,240 @@
+#include "common/results.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/version.hpp"
+
+namespace gpulab {
+
+std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::passed:
+      return "passed";
+    case Status::failed:
+      return "failed";
+    case Status::error:
+      return "error";
+    case Status::skipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+std::string format_ms(double ms) {
+  if (ms < 1e-3) return fmt::format("{:.0f} ns", ms * 1e6);
+  if (ms < 1.0) return fmt::format("{:.3g} µs", ms * 1e3);
+  if (ms < 1000.0) return fmt::format("{:.3g} ms", ms);
+  return fmt::format("{:.3g} s", ms / 1e3);
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+namespace {
+
+std::string dims_text(const Problem& p) {
+  if (p.dims.size() <= 1) return std::to_string(p.n);
+  std::string text;
+  for (const auto& [name, value] : p.dims) text += (text.empty() ? "" : "x") + std::to_string(value);
+  return text;
+}
+
+std::string opt_ms(const std::optional<Stats>& s) { return s ? format_ms(s->median) : "—"; }
+std::string spread(const std::optional<Stats>& s) {
+  return s && s->count > 0 ? format_ms(s->min) + " – " + format_ms(s->max) : "—";
+}
+std::string rate(double value) { return value > 0 ? fmt::format("{:.4g}", value) : "—"; }
+// Failures in capitals: they must stand out in a long table.
+std::string check_text(const Result& r) {
+  switch (r.status) {
+    case Status::passed:
+      return fmt::format("passed ({:.1e})", r.rel_error);
+    case Status::failed:
+      return fmt::format("FAILED ({:.1e})", r.rel_error);
+    case Status::error:
+      return "ERROR";
+    case Status::skipped:
+      return "skipped";
+  }
+  return "?";
+}
+// The columns a person reads; emulated rows are CPU time and say so.
+std::string backend_text(Backend b) { return b == Backend::emulated ? "emulated (CPU)" : std::string(to_string(b)); }
+
+}  // namespace
+
+std::string format_table(const std::vector<Result>& results) {
+  const std::vector<std::string> head = {"variant",          "backend",     "n",    "block", "kernel",
+                                         "kernel min – max", "H2D",         "D2H",  "total", "GB/s",
+                                         "GFLOP/s",          "% copy peak", "check"};
+  std::vector<std::vector<std::string>> rows;
+  for (const Result& r : results) {
+    rows.push_back({r.variant, backend_text(r.backend), dims_text(r.problem),
+                    r.block > 0 ? std::to_string(r.block) : "—", opt_ms(r.kernel), spread(r.kernel), opt_ms(r.h2d),
+                    opt_ms(r.d2h), opt_ms(r.total), rate(r.gbps), rate(r.gflops),
+                    r.percent_of_peak ? fmt::format("{:.1f} %", *r.percent_of_peak) : "—", check_text(r)});
+  }
+  // Width in characters, not bytes ("µ" and "–" are two and three bytes in UTF-8).
+  auto width = [](const std::string& s) {
+    std::size_t w = 0;
+    for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+    return w;
+  };
+  std::vector<std::size_t> widths(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    widths[c] = width(head[c]);
+    for (const auto& row : rows) widths[c] = std::max(widths[c], width(row[c]));
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const std::string pad(widths[c] - width(cells[c]), ' ');
+      // Text columns align left, numbers right.
+      out += c < 2 ? cells[c] + pad : pad + cells[c];
+      out += c + 1 < cells.size() ? "  " : "\n";
+    }
+    return out;
+  };
+  std::string out = line(head);
+  for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+namespace {
+// One flat record per result, shared by CSV and JSON so the two never disagree.
+nlohmann::ordered_json record(const Result& r) {
+  nlohmann::ordered_json j;
+  auto ms = [](const std::optional<Stats>& s, double Stats::*f) -> nlohmann::ordered_json {
+    return s ? nlohmann::ordered_json((*s).*f) : nlohmann::ordered_json(nullptr);
+  };
+  auto opt = [](const std::optional<double>& v) -> nlohmann::ordered_json {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  j["lesson"] = r.lesson;
+  j["variant"] = r.variant;
+  j["backend"] = to_string(r.backend);
+  j["n"] = r.problem.n;
+  nlohmann::ordered_json sizes = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : r.problem.dims) sizes[name] = value;
+  j["sizes"] = sizes;
+  j["block"] = r.block > 0 ? nlohmann::ordered_json(r.block) : nlohmann::ordered_json(nullptr);
+  j["reps"] = r.reps;
+  j["warmup"] = r.warmup;
+  j["seed"] = r.seed;
+  j["kernel_ms"] = ms(r.kernel, &Stats::median);
+  j["kernel_ms_min"] = ms(r.kernel, &Stats::min);
+  j["kernel_ms_max"] = ms(r.kernel, &Stats::max);
+  j["h2d_ms"] = ms(r.h2d, &Stats::median);
+  j["d2h_ms"] = ms(r.d2h, &Stats::median);
+  j["total_ms"] = ms(r.total, &Stats::median);
+  j["total_ms_min"] = ms(r.total, &Stats::min);
+  j["total_ms_max"] = ms(r.total, &Stats::max);
+  j["gbps"] = r.gbps;
+  j["gflops"] = r.gflops;
+  j["h2d_gbps"] = opt(r.h2d_gbps);
+  j["d2h_gbps"] = opt(r.d2h_gbps);
+  j["percent_of_copy_peak"] = opt(r.percent_of_peak);
+  // JSON has no infinity: a NaN that slipped into an output is written as null.
+  j["rel_error"] = std::isfinite(r.rel_error) ? nlohmann::ordered_json(r.rel_error) : nlohmann::ordered_json(nullptr);
+  j["passed"] = r.status == Status::passed;
+  j["status"] = to_string(r.status);
+  j["message"] = r.message;
+  return j;
+}
+
+std::string csv_cell(const nlohmann::ordered_json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string quoted = "\"";
+    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  }
+  if (v.is_object()) {  // sizes: "m=1;n=2;k=3"
+    std::string s;
+    for (const auto& [k, x] : v.items()) s += (s.empty() ? "" : ";") + k + "=" + x.dump();
+    return s;
+  }
+  return v.dump();
+}
+}  // namespace
+
+std::string format_csv(const std::vector<Result>& results) {
+  std::string out;
+  bool header = true;
+  for (const Result& r : results) {
+    const nlohmann::ordered_json j = record(r);
+    if (header) {
+      for (auto it = j.begin(); it != j.end(); ++it) out += (it == j.begin() ? "" : ",") + it.key();
+      out += "\n";
+      header = false;
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) out += (it == j.begin() ? "" : ",") + csv_cell(it.value());
+    out += "\n";
+  }
+  return out;
+}
+
+std::string format_json(const Report& report) {
+  nlohmann::ordered_json j;
+  j["gpulab_version"] = version();
+  j["commit"] = commit();
+  j["date"] = report.date;
+  j["command"] = report.command;
+  if (report.device.available) {
+    const DeviceInfo& d = report.device;
+    j["device"] = {{"name", d.name},
+                   {"compute_capability", d.compute_capability()},
+                   {"multiprocessors", d.multiprocessors},
+                   {"memory_bytes", d.total_memory},
+                   {"max_threads_per_block", d.max_threads_per_block},
+                   {"driver", d.driver_string()},
+                   {"runtime", d.runtime_string()}};
+  } else {
+    j["device"] = nullptr;
+    j["device_reason"] = report.device.reason;
+  }
+  if (report.peaks) {
+    j["peaks"] = {{"copy_gbps", report.peaks->copy_gbps}, {"copy_bytes", report.peaks->copy_bytes}};
+  } else {
+    j["peaks"] = nullptr;
+  }
+  j["seed"] = report.seed;
+  j["results"] = nlohmann::ordered_json::array();
+  for (const Result& r : report.results) j["results"].push_back(record(r));
+  return j.dump(2) + "\n";
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error("cannot write " + tmp + " (disk full?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  }
+}
+
+}  // namespace gpulab

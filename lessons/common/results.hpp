@@ -1,0 +1,61 @@
+#pragma once
+// The results model shared by the executables and the app, and its three outputs: an aligned
+// table for people, CSV for spreadsheets, JSON for tools (and for recorded reference runs).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/backend.hpp"
+#include "common/device_info.hpp"
+#include "common/lesson.hpp"
+#include "common/peaks.hpp"
+#include "common/stats.hpp"
+
+namespace gpulab {
+
+enum class Status { passed, failed, error, skipped };
+std::string_view to_string(Status status);
+
+struct Result {
+  std::string lesson;  // "01"
+  std::string variant;
+  Backend backend = Backend::cpu;
+  Problem problem;
+  int block = 0;  // threads per block; 0 where the variant takes none
+  int reps = 0, warmup = 0;
+  std::uint64_t seed = 0;
+  Status status = Status::passed;
+  std::string message;  // why it failed, errored or was skipped
+  // Timings in milliseconds; empty where a phase does not apply (no copies on the CPU) or the
+  // run never got that far.
+  std::optional<Stats> kernel, h2d, d2h, total;
+  double gbps = 0, gflops = 0;  // from the kernel's median time and the lesson's counts
+  std::optional<double> h2d_gbps, d2h_gbps;
+  std::optional<double> percent_of_peak;  // kernel GB/s over the measured copy bandwidth
+  double rel_error = 0;
+};
+
+struct Report {
+  std::string command;
+  std::string date;  // ISO 8601, UTC
+  DeviceInfo device;
+  std::optional<Peaks> peaks;
+  std::uint64_t seed = 0;
+  std::vector<Result> results;
+};
+
+std::string format_table(const std::vector<Result>& results);
+std::string format_csv(const std::vector<Result>& results);
+std::string format_json(const Report& report);
+
+// Writes to FILE.tmp and renames, so a reader never sees half a file. Throws on failure.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+// "7.10 µs", "1.23 ms", "2.50 s"
+std::string format_ms(double ms);
+
+std::string utc_now_iso8601();
+
+}  // namespace gpulab

@@ -1,0 +1,32 @@
+#pragma once
+// Runs a lesson's selected variants and backends over sizes: the loop the executables and the
+// app share. Results arrive one by one through the callbacks, so a caller can show them live.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/lesson.hpp"
+#include "common/results.hpp"
+
+namespace gpulab {
+
+struct Selection {
+  std::vector<std::int64_t> sizes;
+  std::vector<std::string> variants;  // names; empty means all
+  std::vector<Backend> backends;
+  RunOptions options;
+};
+
+struct RunCallbacks {
+  std::function<void(const Result&)> on_result;
+  std::function<void(const std::string&)> on_note;  // one line, e.g. why GPU rows were skipped
+  std::function<bool()> cancelled;
+};
+
+std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection, const RunCallbacks& callbacks = {});
+
+// The (variant, backend) pairs a selection runs, in the lesson's order.
+std::vector<std::pair<const Variant*, Backend>> selected_runs(const Lesson& lesson, const Selection& selection);
+
+}  // namespace gpulab

@@ -1,0 +1,19 @@
+#include "registry.hpp"
+
+#include "01_vector_add/vector_add_lesson.hpp"
+
+namespace gpulab {
+
+const std::vector<const Lesson*>& all_lessons() {
+  static const std::vector<const Lesson*> lessons = {&vector_add_lesson()};
+  return lessons;
+}
+
+const Lesson* find_lesson(std::string_view id) {
+  for (const Lesson* lesson : all_lessons()) {
+    if (lesson->id == id) return lesson;
+  }
+  return nullptr;
+}
+
+}  // namespace gpulab

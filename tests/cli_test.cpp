@@ -1,0 +1,129 @@
+// The real lesson executable, driven from the command line: usage, outputs, and every kind of bad
+// input (a clear message and exit code 2, never a crash, a hang or a partial file).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
+
+using Catch::Matchers::Contains;
+using gpulab::test::executable;
+using gpulab::test::run_command;
+
+namespace {
+const std::string lesson01 = executable("lesson01_vector_add");
+}
+
+TEST_CASE("the help documents the options and the exit codes", "[cli]") {
+  const auto r = run_command(lesson01 + " --help");
+  CHECK(r.exit_code == 0);
+  for (const char* flag : {"--n", "--sizes", "--sweep", "--block", "--variant", "--backend", "--reps", "--warmup",
+                           "--seed", "--csv", "--json", "--list", "Exit codes"}) {
+    CAPTURE(flag);
+    CHECK_THAT(r.output, Contains(flag));
+  }
+}
+
+TEST_CASE("the list names every variant with its backends", "[cli]") {
+  const auto r = run_command(lesson01 + " --list");
+  CHECK(r.exit_code == 0);
+  for (const char* v : {"cpu_loop", "cpu_threads", "single_block", "blocks", "grid_stride", "grid_stride_float4"}) {
+    CAPTURE(v);
+    CHECK_THAT(r.output, Contains(v));
+  }
+}
+
+TEST_CASE("a CPU run prints a checked table and exits 0", "[cli]") {
+  const auto r = run_command(lesson01 + " --backend cpu --n 100000 --reps 3 --seed 99");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("cpu_loop") && Contains("cpu_threads") && Contains("passed") && Contains("seed 99"));
+}
+
+TEST_CASE("without a GPU the CPU rows run and one line says why the GPU rows were skipped", "[cli]") {
+  const auto r = run_command("env CUDA_VISIBLE_DEVICES= " + lesson01 + " --n 5000 --reps 2");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("GPU rows skipped: no CUDA device:") && Contains("cpu_threads"));
+  CHECK_FALSE(Catch::Matchers::Contains("grid_stride ").match(r.output));
+}
+
+TEST_CASE("CSV goes to stdout and the JSON file holds a complete report", "[cli]") {
+  const auto dir = std::filesystem::temp_directory_path() / "gpulab_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string json = (dir / "run.json").string();
+  const std::string csv = (dir / "run.csv").string();
+  const auto r =
+      run_command(lesson01 + " --backend cpu --sizes 10,1000 --reps 2 --csv --json '" + json + "' > '" + csv + "'");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream csv_in(csv);
+  std::string header;
+  std::getline(csv_in, header);
+  CHECK(header.rfind("lesson,variant,backend,n,", 0) == 0);
+  std::ifstream json_in(json);
+  const auto j = nlohmann::json::parse(json_in);
+  CHECK(j["results"].size() == 4);  // 2 CPU variants x 2 sizes
+  CHECK(j["command"].get<std::string>().find("--sizes 10,1000") != std::string::npos);
+  CHECK(j["results"][0]["passed"] == true);
+  CHECK(j.contains("gpulab_version"));
+  CHECK(j.contains("commit"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("bad input gives a clear message and exit code 2", "[cli]") {
+  using Row = std::tuple<std::string, std::string>;
+  const auto [args, message] = GENERATE(table<std::string, std::string>({
+      Row{"--n abc", "--n"},
+      Row{"--n -5", "n must be between 1 and"},
+      Row{"--n 0", "n must be between 1 and"},
+      Row{"--n 1e30", "--n"},
+      Row{"--n 100000000000000", "out of range"},
+      Row{"--n 60000000000 --backend cpu", "of host memory"},
+      Row{"--sizes 10,abc", "--sizes"},
+      Row{"--n 5 --sweep", "excludes"},
+      Row{"--block 0", "--block 0 is out of range"},
+      Row{"--block 2048 --backend cpu", "1024"},
+      Row{"--block -3", "--block -3 is out of range"},
+      Row{"--reps 0", "--reps must be between"},
+      Row{"--warmup -1", "--warmup must be between"},
+      Row{"--frobnicate", "frobnicate"},
+      Row{"--variant nope", "unknown variant 'nope'"},
+      Row{"--backend tpu", "unknown backend 'tpu'; valid: cpu, gpu, emulated, all"},
+      Row{"--backend emulated", "nothing to run"},
+      Row{"--json /nonexistent-dir/out.json --backend cpu --n 10", "cannot write --json file"},
+  }));
+  CAPTURE(args);
+  const auto r = run_command(lesson01 + " " + args);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains(message));
+  CHECK_THAT(r.output, Contains("error"));
+}
+
+TEST_CASE("an unknown variant's message lists the valid ones", "[cli]") {
+  const auto r = run_command(lesson01 + " --variant nope");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("valid: cpu_loop, cpu_threads, single_block, blocks, grid_stride, "
+                                "grid_stride_float4, all"));
+}
+
+TEST_CASE("an unwritable --json path leaves no file behind", "[cli]") {
+  const auto dir = std::filesystem::temp_directory_path() / "gpulab_readonly_test";
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  const std::string path = (dir / "out.json").string();
+  const auto r = run_command(lesson01 + " --backend cpu --n 10 --json '" + path + "'");
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+  // root ignores directory permissions; only check the refusal where it applies.
+  if (r.exit_code == 2) {
+    CHECK_THAT(r.output, Contains("cannot write --json file"));
+  }
+  CHECK((r.exit_code == 2 || r.exit_code == 0));
+  if (r.exit_code == 0) CHECK(nlohmann::json::parse(std::ifstream(path)).contains("results"));
+  CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,50 @@
+#include "support/lesson_runs.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "common/random.hpp"
+
+namespace gpulab::test {
+
+Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend, std::int64_t n,
+                        int block, std::uint64_t seed) {
+  const Lesson* lesson = find_lesson(lesson_id);
+  if (lesson == nullptr) throw std::invalid_argument("no lesson " + lesson_id);
+  const auto v = std::find_if(lesson->variants.begin(), lesson->variants.end(),
+                              [&](const Variant& x) { return x.name == variant; });
+  if (v == lesson->variants.end()) throw std::invalid_argument("no variant " + variant);
+  const auto b = std::find_if(v->backends.begin(), v->backends.end(), [&](auto& p) { return p.first == backend; });
+  if (b == v->backends.end())
+    throw std::invalid_argument(variant + " does not run on " + std::string(to_string(backend)));
+  RunOptions options;
+  options.block = block;
+  options.reps = 2;
+  options.warmup = 1;
+  options.seed = seed;
+  const auto instance = lesson->make_instance(lesson->problem(n), seed);
+  const auto run = b->second(*instance, options);
+  return measure(*run, backend, options);
+}
+
+std::vector<std::string> variants_on(const std::string& lesson_id, Backend backend) {
+  std::vector<std::string> names;
+  for (const Variant& v : find_lesson(lesson_id)->variants) {
+    for (const auto& [b, make] : v.backends) {
+      if (b == backend) names.push_back(v.name);
+    }
+  }
+  return names;
+}
+
+std::uint64_t test_seed() {
+  // GPULAB_TEST_SEED replays a failure; otherwise every run draws new inputs.
+  static const std::uint64_t seed = []() -> std::uint64_t {
+    if (const char* s = std::getenv("GPULAB_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+    return fresh_seed();
+  }();
+  return seed;
+}
+
+}  // namespace gpulab::test

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages in tools/debian-packages.txt that are missing (nothing when none
+# is), and checks for the CUDA toolkit.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+missing=()
+while read -r package; do
+  [[ -z "$package" || "$package" == \#* ]] && continue
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done < "$here/debian-packages.txt"
+
+if ((${#missing[@]} > 0)); then
+  echo "Installing: ${missing[*]}"
+  sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "error: the CUDA toolkit was not found (no nvcc on PATH or in /usr/local/cuda/bin)." >&2
+  echo "Install it from NVIDIA (https://developer.nvidia.com/cuda-downloads), then run this again." >&2
+  exit 1
+fi
