@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Everything GPU Lab checks and measures on a real GPU, in one go (the device machine has no
+# compiler set-up of ours: build here with the h100 preset, carry build-h100, run this there).
+#   tools/gpu-check.sh [build-dir] [out-dir]
+# Writes the logs and JSON results to out-dir and prints a short summary last.
+set -uo pipefail
+build=${1:-build-h100}
+out=${2:-gpu-check-out}
+mkdir -p "$out"
+bin="$build/bin"
+status=0
+
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  nproc
+} > "$out/machine.txt" 2>&1
+
+echo "== ctest (every label) =="
+ctest --test-dir "$build" --output-on-failure -j 4 > "$out/ctest.log" 2>&1 || status=1
+tail -n 30 "$out/ctest.log"
+
+echo "== compute-sanitizer memcheck =="
+: > "$out/memcheck.log"
+for t in "$build"/tests/*_gpu_test; do
+  [[ "$t" == *cli_gpu_test ]] && continue  # it only starts other processes
+  compute-sanitizer --tool memcheck --error-exitcode 99 "$t" >> "$out/memcheck.log" 2>&1 || status=1
+done
+for exe in "$bin"/lesson*; do
+  compute-sanitizer --tool memcheck --error-exitcode 99 "$exe" --n 100003 --reps 2 --warmup 1 \
+    >> "$out/memcheck.log" 2>&1 || status=1
+done
+grep -E "ERROR SUMMARY|error" "$out/memcheck.log" | sort | uniq -c
+
+echo "== benchmarks =="
+"$bin/lesson01_vector_add" --n 268435456 --backend gpu,cpu --json "$out/lesson01-n28.json" \
+  > "$out/lesson01-n28.txt" 2>&1 || status=1
+"$bin/lesson01_vector_add" --sweep --json "$out/lesson01-sweep.json" > "$out/lesson01-sweep.txt" 2>&1 || status=1
+cat "$out/lesson01-n28.txt" "$out/lesson01-sweep.txt"
+exit $status
