@@ -17,10 +17,9 @@ TEST_CASE("every GPU variant of vector add matches the reference at awkward size
   const int block = GENERATE(32, 256, 1000);
   const std::uint64_t seed = test::test_seed();
   CAPTURE(variant, n, block, seed);
-  if (variant == "single_block" && n > device_info().max_threads_per_block) {
-    CHECK_THROWS_AS(test::run_variant("01", variant, Backend::gpu, n, block, seed), NotApplicable);
-    return;
-  }
+  // One block cannot hold more threads than the device allows: that refusal has its own
+  // [launch-error] test below.
+  if (variant == "single_block" && n > device_info().max_threads_per_block) return;
   const Measurement m = test::run_variant("01", variant, Backend::gpu, n, block, seed);
   INFO(m.first_check.message << m.final_check.message);
   CHECK(m.first_check.passed);
@@ -28,26 +27,32 @@ TEST_CASE("every GPU variant of vector add matches the reference at awkward size
   CHECK(m.samples.size() == 2);
 }
 
-TEST_CASE("a single block past the device's limit is explained with CUDA's own error", "[vector_add][gpu]") {
+// The [launch-error] tests make CUDA refuse a launch on purpose: compute-sanitizer runs them with
+// its API-error reports off (tools/gpu-check.sh), and the rest with everything on.
+TEST_CASE("a single block past the device's limit is explained with CUDA's own error",
+          "[vector_add][gpu][launch-error]") {
   const int limit = device_info().max_threads_per_block;
   try {
     test::run_variant("01", "single_block", Backend::gpu, limit + 1);
     FAIL("expected NotApplicable");
   } catch (const NotApplicable& e) {
-    CHECK_THAT(e.what(), Contains("at most " + std::to_string(limit) + " threads") &&
-                             Contains("cudaErrorInvalidConfiguration") && Contains("'blocks'"));
+    // CUDA's answer varies with the driver (invalid argument, invalid configuration): it is
+    // passed on as CUDA gives it.
+    CHECK_THAT(e.what(), Contains("at most " + std::to_string(limit) + " threads") && Contains("CUDA said: ") &&
+                             Contains("'blocks'"));
   }
 }
 
-TEST_CASE("a refused launch throws with the kernel, its configuration and CUDA's message", "[vector_add][gpu]") {
+TEST_CASE("a refused launch throws with the kernel, its configuration and CUDA's message",
+          "[vector_add][gpu][launch-error]") {
   DeviceBuffer<float> a(100), b(100), c(100);
   try {
     vector_add::gpu_blocks(a.span(), b.span(), c.span(), 4096);
     FAIL("expected CudaError");
   } catch (const CudaError& e) {
-    CHECK(e.code() == cudaErrorInvalidConfiguration);
+    CHECK(e.code() != cudaSuccess);
     CHECK_THAT(e.what(), Contains("add_blocks<<<(1, 1, 1), (4096, 1, 1)>>>") && Contains("vector_add.cu:") &&
-                             Contains("invalid configuration argument"));
+                             Contains(cudaGetErrorString(e.code())) && Contains(cudaGetErrorName(e.code())));
   }
   // The error was cleared: the next launch works.
   CHECK_NOTHROW(vector_add::gpu_blocks(a.span(), b.span(), c.span(), 128));

@@ -11,6 +11,7 @@
 
 namespace gpulab {
 
+// [snippet:device_memory]
 struct DeviceMemory {
   static void* allocate(std::size_t bytes) {
     void* p = nullptr;
@@ -19,12 +20,14 @@ struct DeviceMemory {
   }
   static void free(void* p) noexcept { cudaFree(p); }  // a destructor must not throw
 };
+// [/snippet]
 
 template <typename T>
 class DeviceBuffer : public OwnedBuffer<T, DeviceMemory> {
  public:
   using OwnedBuffer<T, DeviceMemory>::OwnedBuffer;
 
+  // [snippet:copies]
   void copy_from(std::span<const T> host) {
     check_size(host.size());
     if (this->size() > 0) {
@@ -37,6 +40,7 @@ class DeviceBuffer : public OwnedBuffer<T, DeviceMemory> {
       GPULAB_CUDA_CHECK(cudaMemcpy(host.data(), this->data(), this->bytes(), cudaMemcpyDeviceToHost));
     }
   }
+  // [/snippet]
   // Sets every byte, e.g. to poison an output before a run.
   void fill_bytes(unsigned char value) {
     if (this->size() > 0) GPULAB_CUDA_CHECK(cudaMemset(this->data(), value, this->bytes()));

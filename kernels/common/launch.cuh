@@ -25,12 +25,14 @@ std::string describe_launch(const char* kernel, const LaunchConfig& config);
 // too much shared memory, ...).
 void check_launch_config(const char* kernel, const LaunchConfig& config, const char* file, int line);
 
+// [snippet:launch]
 template <typename... Params, typename... Args>
 void launch(const char* kernel_name, const char* file, int line, const LaunchConfig& config, void (*kernel)(Params...),
             Args&&... args) {
   kernel<<<config.grid, config.block, config.shared_bytes, config.stream>>>(std::forward<Args>(args)...);
   check_launch_config(kernel_name, config, file, line);
 }
+// [/snippet]
 
 // Blocks needed to give each of `count` items one thread, `per_block` threads per block. Saturates
 // instead of wrapping, so an impossible grid is refused by CUDA rather than silently shrunk.

@@ -100,6 +100,7 @@ void gpu_single_block(std::span<const float> a, std::span<const float> b, std::s
   GPULAB_LAUNCH(add_single_block, config, a.data(), b.data(), c.data(), c.size());
 }
 
+// [snippet:launch_blocks]
 void gpu_blocks(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
   check_sizes(a, b, c);
   if (c.empty()) return;
@@ -107,6 +108,7 @@ void gpu_blocks(std::span<const float> a, std::span<const float> b, std::span<fl
   const LaunchConfig config{dim3(blocks_for(c.size(), threads)), dim3(threads)};
   GPULAB_LAUNCH(add_blocks, config, a.data(), b.data(), c.data(), c.size());
 }
+// [/snippet]
 
 void gpu_grid_stride(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
   check_sizes(a, b, c);

@@ -63,6 +63,7 @@ class GpuRun : public Run {
     std::copy(in.a.begin(), in.a.end(), host_a_.data());
     std::copy(in.b.begin(), in.b.end(), host_b_.data());
   }
+  // [snippet:gpu_run_phases]
   void poison() override {
     c_.fill_bytes(kPoisonByte);
     gpulab::poison(host_c_.span());  // so a failed download cannot pass for a result either
@@ -73,6 +74,7 @@ class GpuRun : public Run {
   }
   void compute() override { launch_(a_.span(), b_.span(), c_.span(), block_); }
   void download() override { c_.copy_to(host_c_.span()); }
+  // [/snippet]
   CheckResult check() const override { return compare(host_c_.span(), in_.expected, kTolerance, what(name_, "gpu")); }
   int block() const override { return block_; }
 

@@ -32,7 +32,7 @@ struct CheckResult {
   std::string message;          // empty when passed; otherwise what a learner can act on
 };
 
-// The byte every output is filled with before a run: 0x7F7F7F7F is the float 3.39e38 (and a
+// The byte every output is filled with before a run: 0x7F7F7F7F is the float 3.396e38 (and a
 // similarly huge double), finite and far from any result the lessons compute.
 inline constexpr unsigned char kPoisonByte = 0x7F;
 void poison(std::span<float> out);
