@@ -13,11 +13,27 @@ function(gpulab_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
 endfunction()
 
-# A library of kernels: CPU functions (*.cpp) and GPU kernels with their launchers (*.cu).
+# A library of kernels: CPU functions (*.cpp) and kernel files (*.cu). Each kernel file builds
+# twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++ against the
+# emulator, through a generated one-line wrapper.
+#   gpulab_add_kernels(gpulab_vector_add CPU vector_add_cpu.cpp CUDA vector_add.cu)
 function(gpulab_add_kernels name)
-  add_library(${name} STATIC ${ARGN})
-  target_link_libraries(${name} PUBLIC gpulab_cuda_helpers)
-  set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF POSITION_INDEPENDENT_CODE ON)
+  cmake_parse_arguments(ARG "" "" "CPU;CUDA" ${ARGN})
+  add_library(${name} STATIC ${ARG_CPU})
+  foreach(cu IN LISTS ARG_CUDA)
+    get_filename_component(source ${cu} ABSOLUTE)
+    get_filename_component(stem ${cu} NAME)
+    set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/emulated/${stem}.cpp)
+    file(CONFIGURE OUTPUT ${wrapper} CONTENT "// Generated: ${cu} built for the emulator.\n#include \"${source}\"\n")
+    target_sources(${name} PRIVATE ${wrapper})
+    set_source_files_properties(${wrapper} PROPERTIES COMPILE_DEFINITIONS "GPULAB_TARGET=emulated;GPULAB_TARGET_EMULATED=1")
+    if(GPULAB_HAVE_CUDA)
+      target_sources(${name} PRIVATE ${cu})
+      set_source_files_properties(${cu} PROPERTIES COMPILE_DEFINITIONS GPULAB_TARGET=gpu)
+    endif()
+  endforeach()
+  target_link_libraries(${name} PUBLIC gpulab_device)
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   gpulab_warnings(${name})
 endfunction()
 

@@ -48,7 +48,9 @@ TEST_CASE("without a GPU the CPU rows run and one line says why the GPU rows wer
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("GPU rows skipped: no CUDA device:") && Contains("cpu_threads"));
-  CHECK_FALSE(Catch::Matchers::Contains("grid_stride ").match(r.output));
+  // The kernels still run, emulated; no row claims the GPU.
+  CHECK_THAT(r.output, Contains("emulated (CPU)"));
+  CHECK_FALSE(Catch::Matchers::Contains(" gpu ").match(r.output));
 }
 
 TEST_CASE("CSV goes to stdout and the JSON file holds a complete report", "[cli]") {
@@ -63,7 +65,7 @@ TEST_CASE("CSV goes to stdout and the JSON file holds a complete report", "[cli]
   std::ifstream csv_in(csv);
   std::string header;
   std::getline(csv_in, header);
-  CHECK(header.rfind("lesson,variant,backend,n,", 0) == 0);
+  CHECK(header.rfind("lesson,variant,backend,timed_on,n,", 0) == 0);
   std::ifstream json_in(json);
   const auto j = nlohmann::json::parse(json_in);
   CHECK(j["results"].size() == 4);  // 2 CPU variants x 2 sizes
@@ -93,7 +95,7 @@ TEST_CASE("bad input gives a clear message and exit code 2", "[cli]") {
       Row{"--frobnicate", "frobnicate"},
       Row{"--variant nope", "unknown variant 'nope'"},
       Row{"--backend tpu", "unknown backend 'tpu'; valid: cpu, gpu, emulated, all"},
-      Row{"--backend emulated", "nothing to run"},
+      Row{"--variant cpu_loop --backend emulated", "nothing to run"},
       Row{"--json /nonexistent-dir/out.json --backend cpu --n 10", "cannot write --json file"},
   }));
   CAPTURE(args);
@@ -103,6 +105,26 @@ TEST_CASE("bad input gives a clear message and exit code 2", "[cli]") {
   CHECK_THAT(r.output, Contains(message));
   CHECK_THAT(r.output, Contains("error"));
 }
+
+TEST_CASE("the emulated backend runs the GPU kernels on the CPU, checked and labelled", "[cli]") {
+  const auto r = run_command(lesson01 + " --backend emulated --n 3000 --json /dev/null");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  for (const char* v : {"single_block", "blocks", "grid_stride", "grid_stride_float4"}) {
+    CAPTURE(v);
+    CHECK_THAT(r.output, Contains(v));
+  }
+  CHECK_THAT(r.output, Contains("emulated (CPU)") && Contains("passed") && Contains("CPU emulation"));
+  CHECK_FALSE(Catch::Matchers::Contains("FAILED").match(r.output));
+}
+
+#if !GPULAB_HAVE_CUDA
+TEST_CASE("an emulated-only build refuses the GPU backend and names the emulated one", "[cli]") {
+  const auto r = run_command(lesson01 + " --backend gpu");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("this is an emulated-only build") && Contains("--backend emulated"));
+}
+#endif
 
 TEST_CASE("an unknown variant's message lists the valid ones", "[cli]") {
   const auto r = run_command(lesson01 + " --variant nope");

@@ -231,7 +231,7 @@ TEST_CASE("results are written as a table, CSV and JSON with every field", "[res
   CHECK_THAT(table, Contains("variant") && Contains("cpu_loop") && Contains("FAILED") && Contains("12.5 %"));
 
   const std::string csv = format_csv({cpu, gpu});
-  CHECK(csv.rfind("lesson,variant,backend,n,", 0) == 0);
+  CHECK(csv.rfind("lesson,variant,backend,timed_on,n,", 0) == 0);
   CHECK_THAT(csv, Contains("\"wrong, with a comma\""));
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
 
@@ -254,6 +254,7 @@ TEST_CASE("results are written as a table, CSV and JSON with every field", "[res
     CHECK(j["results"][0].contains(key));
   }
   CHECK(j["results"][0]["backend"] == "cpu");
+  CHECK(j["results"][1]["timed_on"] == "gpu (CUDA events)");
   CHECK(j["results"][0]["h2d_ms"].is_null());
   CHECK(j["results"][1]["passed"] == false);
   CHECK(j["results"][1]["block"] == 256);
@@ -281,12 +282,16 @@ TEST_CASE("times print in readable units", "[results]") {
 
 TEST_CASE("a size that cannot fit is refused with the bytes needed and available", "[memory]") {
   const Lesson& lesson = *find_lesson("01");
-  CHECK_FALSE(memory_problem(lesson, 1000, true, 1e9, 1e9));
-  const auto host = memory_problem(lesson, 1000000000, false, std::size_t{8} << 30, 0);
+  CHECK_FALSE(memory_problem(lesson, 1000, true, false, 1e9, 1e9));
+  const auto host = memory_problem(lesson, 1000000000, false, false, std::size_t{8} << 30, 0);
   REQUIRE(host);
   CHECK_THAT(*host, Contains("28.00 GB of host memory") && Contains("8.59 GB"));
-  const auto device = memory_problem(lesson, 1000000000, true, std::size_t{64} << 30, std::size_t{4} << 30);
+  const auto device = memory_problem(lesson, 1000000000, true, false, std::size_t{64} << 30, std::size_t{4} << 30);
   REQUIRE(device);
   CHECK_THAT(*device, Contains("12.00 GB of GPU memory") && Contains("4.29 GB free"));
+  // Emulated device memory is host memory.
+  const auto emulated = memory_problem(lesson, 1000000000, false, true, std::size_t{32} << 30, 0);
+  REQUIRE(emulated);
+  CHECK_THAT(*emulated, Contains("40.00 GB of host memory") && Contains("emulated device memory"));
   CHECK(host_available_bytes() > 0);
 }

@@ -1,4 +1,4 @@
-// Lesson 01's CPU variants against the float64 reference, at awkward sizes.
+// Lesson 01's CPU functions at their edges (every variant at awkward sizes: variants_test).
 #include <catch2/catch.hpp>
 
 #include "support/lesson_runs.hpp"
@@ -6,18 +6,6 @@
 
 using namespace gpulab;
 using Catch::Matchers::Contains;
-
-TEST_CASE("every CPU variant of vector add matches the reference at awkward sizes", "[vector_add][cpu]") {
-  const auto variant = GENERATE(from_range(test::variants_on("01", Backend::cpu)));
-  const std::int64_t n = GENERATE(1, 31, 32, 1000, 1023, 1025, (1 << 20) + 3);
-  const std::uint64_t seed = test::test_seed();
-  CAPTURE(variant, n, seed);
-  const Measurement m = test::run_variant("01", variant, Backend::cpu, n, 256, seed);
-  INFO(m.first_check.message);
-  CHECK(m.first_check.passed);
-  CHECK(m.final_check.passed);
-  CHECK(m.samples.size() == 2);
-}
 
 TEST_CASE("the CPU variants accept empty vectors", "[vector_add][cpu]") {
   std::vector<float> none;

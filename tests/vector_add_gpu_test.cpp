@@ -1,31 +1,15 @@
-// Lesson 01's GPU kernels against the float64 reference, at awkward sizes; launch errors and
-// unwritten elements are caught. Skipped (exit 77) without a GPU.
+// Lesson 01's GPU kernels: launch errors and unwritten elements are caught (the variants at
+// awkward sizes are in variants_test). Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 
-#include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
+#include "common/gpu_memory.hpp"
 #include "common/random.hpp"
 #include "support/lesson_runs.hpp"
 #include "vector_add/vector_add.hpp"
 
 using namespace gpulab;
 using Catch::Matchers::Contains;
-
-TEST_CASE("every GPU variant of vector add matches the reference at awkward sizes", "[vector_add][gpu]") {
-  const auto variant = GENERATE(from_range(test::variants_on("01", Backend::gpu)));
-  const std::int64_t n = GENERATE(1, 31, 32, 1000, 1023, 1025, (1 << 20) + 3);
-  const int block = GENERATE(32, 256, 1000);
-  const std::uint64_t seed = test::test_seed();
-  CAPTURE(variant, n, block, seed);
-  // One block cannot hold more threads than the device allows: that refusal has its own
-  // [launch-error] test below.
-  if (variant == "single_block" && n > device_info().max_threads_per_block) return;
-  const Measurement m = test::run_variant("01", variant, Backend::gpu, n, block, seed);
-  INFO(m.first_check.message << m.final_check.message);
-  CHECK(m.first_check.passed);
-  CHECK(m.final_check.passed);
-  CHECK(m.samples.size() == 2);
-}
 
 // The [launch-error] tests make CUDA refuse a launch on purpose: compute-sanitizer runs them with
 // its API-error reports off (tools/gpu-check.sh), and the rest with everything on.
@@ -45,17 +29,18 @@ TEST_CASE("a single block past the device's limit is explained with CUDA's own e
 
 TEST_CASE("a refused launch throws with the kernel, its configuration and CUDA's message",
           "[vector_add][gpu][launch-error]") {
-  DeviceBuffer<float> a(100), b(100), c(100);
+  gpu::DeviceBuffer<float> a(100), b(100), c(100);
   try {
-    vector_add::gpu_blocks(a.span(), b.span(), c.span(), 4096);
+    gpu::vector_add::blocks(a.span(), b.span(), c.span(), 4096);
     FAIL("expected CudaError");
   } catch (const CudaError& e) {
-    CHECK(e.code() != cudaSuccess);
+    const auto code = static_cast<cudaError_t>(e.code());
+    CHECK(code != cudaSuccess);
     CHECK_THAT(e.what(), Contains("add_blocks<<<(1, 1, 1), (4096, 1, 1)>>>") && Contains("vector_add.cu:") &&
-                             Contains(cudaGetErrorString(e.code())) && Contains(cudaGetErrorName(e.code())));
+                             Contains(cudaGetErrorString(code)) && Contains(cudaGetErrorName(code)));
   }
   // The error was cleared: the next launch works.
-  CHECK_NOTHROW(vector_add::gpu_blocks(a.span(), b.span(), c.span(), 128));
+  CHECK_NOTHROW(gpu::vector_add::blocks(a.span(), b.span(), c.span(), 128));
   GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -66,12 +51,12 @@ TEST_CASE("a kernel that misses elements is caught by the poisoned output", "[ve
   fill_uniform(b, test::test_seed(), 1, -1, 1);
   std::vector<double> expected(n);
   for (std::size_t i = 0; i < n; ++i) expected[i] = double(a[i]) + double(b[i]);
-  DeviceBuffer<float> da(n), db(n), dc(n);
+  gpu::DeviceBuffer<float> da(n), db(n), dc(n);
   da.copy_from(a);
   db.copy_from(b);
   dc.fill_bytes(kPoisonByte);
   // Only the first 4096 elements are given to the kernel, as a grid that is too small would.
-  vector_add::gpu_blocks(da.span().first(4096), db.span().first(4096), dc.span().first(4096), 256);
+  gpu::vector_add::blocks(da.span().first(4096), db.span().first(4096), dc.span().first(4096), 256);
   dc.copy_to(c);
   const CheckResult r = compare(c, expected, {1.2e-7, 0}, "vector_add blocks (gpu)");
   CHECK_FALSE(r.passed);
@@ -84,12 +69,12 @@ TEST_CASE("the float4 kernel handles spans that are not 16-byte aligned and empt
   std::vector<float> a(n), b(n), c(n - 1);
   fill_uniform(a, test::test_seed(), 0, -1, 1);
   fill_uniform(b, test::test_seed(), 1, -1, 1);
-  DeviceBuffer<float> da(n), db(n), dc(n);
+  gpu::DeviceBuffer<float> da(n), db(n), dc(n);
   da.copy_from(a);
   db.copy_from(b);
   dc.fill_bytes(kPoisonByte);
   // Offsetting by one float breaks the 16-byte alignment float4 needs.
-  vector_add::gpu_grid_stride_float4(da.span().subspan(1), db.span().subspan(1), dc.span().subspan(1), 128);
+  gpu::vector_add::grid_stride_float4(da.span().subspan(1), db.span().subspan(1), dc.span().subspan(1), 128);
   std::vector<float> all(n);
   dc.copy_to(all);
   std::copy(all.begin() + 1, all.end(), c.begin());
@@ -100,10 +85,10 @@ TEST_CASE("the float4 kernel handles spans that are not 16-byte aligned and empt
   CHECK(r.passed);
 
   std::span<float> none;
-  CHECK_NOTHROW(vector_add::gpu_single_block(none, none, none));
-  CHECK_NOTHROW(vector_add::gpu_blocks(none, none, none, 256));
-  CHECK_NOTHROW(vector_add::gpu_grid_stride(none, none, none, 256));
-  CHECK_NOTHROW(vector_add::gpu_grid_stride_float4(none, none, none, 256));
+  CHECK_NOTHROW(gpu::vector_add::single_block(none, none, none));
+  CHECK_NOTHROW(gpu::vector_add::blocks(none, none, none, 256));
+  CHECK_NOTHROW(gpu::vector_add::grid_stride(none, none, none, 256));
+  CHECK_NOTHROW(gpu::vector_add::grid_stride_float4(none, none, none, 256));
 }
 
 TEST_CASE("the device query reports a usable GPU", "[device][gpu]") {

@@ -1,22 +1,14 @@
 #pragma once
 // One way to check CUDA: every runtime call goes through GPULAB_CUDA_CHECK and every launch goes
-// through GPULAB_LAUNCH (common/launch.cuh), which checks it. Both throw CudaError (never exit), so
-// a test or the app can catch the error and go on.
+// through GPULAB_LAUNCH (common/target.cuh), which checks it. Both throw CudaError (never exit),
+// so a test or the app can catch the error and go on.
 #include <cuda_runtime_api.h>
 
-#include <stdexcept>
 #include <string>
 
+#include "common/cuda_error.hpp"
+
 namespace gpulab {
-
-class CudaError : public std::runtime_error {
- public:
-  CudaError(cudaError_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
-  cudaError_t code() const { return code_; }
-
- private:
-  cudaError_t code_;
-};
 
 // "cudaMalloc(&p, bytes) failed at kernels/common/device_buffer.hpp:31: out of memory
 // (cudaErrorMemoryAllocation)"

@@ -1,6 +1,7 @@
 #pragma once
-// The ownership both CUDA buffers share: one owner, freed on scope exit, moved but never copied.
-// `Memory` says where the bytes live (device or pinned host memory).
+// The ownership every buffer shares: one owner, freed on scope exit, moved but never copied.
+// `Memory` says where the bytes live (GPU memory, pinned host memory, emulated device memory).
+// The name is for messages ("buffer 'c'"); the emulator's checked mode uses it.
 #include <cstddef>
 #include <span>
 #include <utility>
@@ -11,8 +12,8 @@ template <typename T, typename Memory>
 class OwnedBuffer {
  public:
   OwnedBuffer() = default;
-  explicit OwnedBuffer(std::size_t count) : size_(count) {
-    if (count > 0) data_ = static_cast<T*>(Memory::allocate(count * sizeof(T)));
+  explicit OwnedBuffer(std::size_t count, const char* name = "") : size_(count) {
+    if (count > 0) data_ = static_cast<T*>(Memory::allocate(count * sizeof(T), name, sizeof(T)));
   }
   OwnedBuffer(const OwnedBuffer&) = delete;
   OwnedBuffer& operator=(const OwnedBuffer&) = delete;

@@ -6,13 +6,18 @@
 //   add_grid_stride_float4  the same loop moving 16 bytes per load and store
 //
 // Run them: lesson01_vector_add --variant all --n 1000000
+//
+// This file builds twice: by nvcc for the GPU and as C++ for the emulator (common/target.cuh),
+// so its code lives in gpulab::GPULAB_TARGET::vector_add — GPULAB_TARGET is gpu or emulated.
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
-#include "common/device_info.hpp"
-#include "common/launch.cuh"
+#include "common/launch_description.hpp"
+#include "common/target.cuh"
 #include "vector_add/vector_add.hpp"
 
-namespace gpulab::vector_add {
+namespace gpulab::GPULAB_TARGET::vector_add {
 
 // ---------------------------------------------------------------- kernels
 
@@ -81,9 +86,9 @@ void check_sizes(std::span<const float> a, std::span<const float> b, std::span<f
 
 // Enough blocks to keep every multiprocessor full once, never more than the array needs.
 unsigned int grid_to_fill_device(std::size_t items, int block) {
-  const DeviceInfo& device = device_info();
-  const int blocks_per_sm = device.max_threads_per_multiprocessor / block;
-  const std::size_t fill = std::size_t(device.multiprocessors) * std::size_t(blocks_per_sm > 0 ? blocks_per_sm : 1);
+  const DeviceInfo& d = device();
+  const int blocks_per_sm = d.max_threads_per_multiprocessor / block;
+  const std::size_t fill = std::size_t(d.multiprocessors) * std::size_t(blocks_per_sm > 0 ? blocks_per_sm : 1);
   const std::size_t needed = (items + block - 1) / block;
   return static_cast<unsigned int>(needed < fill ? (needed > 0 ? needed : 1) : fill);
 }
@@ -92,7 +97,7 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 }  // namespace
 
-void gpu_single_block(std::span<const float> a, std::span<const float> b, std::span<float> c) {
+void single_block(std::span<const float> a, std::span<const float> b, std::span<float> c) {
   check_sizes(a, b, c);
   if (c.empty()) return;  // a launch of zero threads is an error; nothing to do anyway
   // Asks for exactly n threads (saturated, never wrapped): CUDA itself refuses n > its limit.
@@ -101,7 +106,7 @@ void gpu_single_block(std::span<const float> a, std::span<const float> b, std::s
 }
 
 // [snippet:launch_blocks]
-void gpu_blocks(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
+void blocks(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
   check_sizes(a, b, c);
   if (c.empty()) return;
   const auto threads = static_cast<unsigned int>(block);
@@ -110,19 +115,19 @@ void gpu_blocks(std::span<const float> a, std::span<const float> b, std::span<fl
 }
 // [/snippet]
 
-void gpu_grid_stride(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
+void grid_stride(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
   check_sizes(a, b, c);
   if (c.empty()) return;
   const LaunchConfig config{dim3(grid_to_fill_device(c.size(), block)), dim3(static_cast<unsigned int>(block))};
   GPULAB_LAUNCH(add_grid_stride, config, a.data(), b.data(), c.data(), c.size());
 }
 
-void gpu_grid_stride_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
+void grid_stride_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
   check_sizes(a, b, c);
   if (c.empty()) return;
   // Sub-spans that start off a 16-byte boundary cannot be read as float4: take the scalar loop.
   if (!aligned16(a.data()) || !aligned16(b.data()) || !aligned16(c.data())) {
-    gpu_grid_stride(a, b, c, block);
+    grid_stride(a, b, c, block);
     return;
   }
   const std::size_t items = c.size() / 4 + 1;  // float4s, plus room for the tail
@@ -130,4 +135,4 @@ void gpu_grid_stride_float4(std::span<const float> a, std::span<const float> b, 
   GPULAB_LAUNCH(add_grid_stride_float4, config, a.data(), b.data(), c.data(), c.size());
 }
 
-}  // namespace gpulab::vector_add
+}  // namespace gpulab::GPULAB_TARGET::vector_add

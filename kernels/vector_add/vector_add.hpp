@@ -1,25 +1,23 @@
 #pragma once
 // Vector add, c[i] = a[i] + b[i]: the CPU versions and the GPU launchers, with the same arguments.
-// The GPU launchers take spans of *device* memory and return once the kernel is queued.
 #include <cstddef>
 #include <span>
 
 namespace gpulab::vector_add {
 
-// ---- CPU ----
 // One thread, a plain loop.
 void cpu_loop(std::span<const float> a, std::span<const float> b, std::span<float> c);
 // Every core (OpenMP), each thread's loop vectorised by the compiler.
 void cpu_threads(std::span<const float> a, std::span<const float> b, std::span<float> c);
 
-// ---- GPU ----
-// A single block of n threads: works only while n <= the device's max threads per block.
-void gpu_single_block(std::span<const float> a, std::span<const float> b, std::span<float> c);
-// One thread per element over ceil(n / block) blocks, with a bounds guard.
-void gpu_blocks(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
-// A grid sized to fill the GPU once; each thread strides over the array.
-void gpu_grid_stride(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
-// The grid-stride loop with 16-byte float4 loads and stores, plus a tail for any n.
-void gpu_grid_stride_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
-
 }  // namespace gpulab::vector_add
+
+// The GPU launchers take spans of *device* memory and return once the kernel is queued.
+// vector_add.cu builds twice, for the GPU and for the emulator, so each launcher exists twice:
+// gpulab::gpu::vector_add::blocks and gpulab::emulated::vector_add::blocks.
+namespace gpulab::gpu::vector_add {
+#include "vector_add/vector_add_launchers.inc"
+}
+namespace gpulab::emulated::vector_add {
+#include "vector_add/vector_add_launchers.inc"
+}

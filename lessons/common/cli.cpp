@@ -20,6 +20,7 @@
 #include "common/random.hpp"
 #include "common/session.hpp"
 #include "common/version.hpp"
+#include "emulator/device.hpp"
 
 namespace gpulab {
 
@@ -37,8 +38,8 @@ struct Options {
   std::optional<int> block;
   std::vector<std::string> variants{"all"};
   std::vector<std::string> backends{"all"};
-  int reps = 20;
-  int warmup = 3;
+  std::optional<int> reps;
+  std::optional<int> warmup;
   std::optional<std::uint64_t> seed;
   bool csv = false;
   std::string json;
@@ -115,7 +116,8 @@ void check_json_path(const std::string& path) {
   std::remove(tmp.c_str());
 }
 
-void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device, bool gpu_runs, std::uint64_t seed) {
+void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device, bool gpu_runs, bool emulated_runs,
+                  std::uint64_t seed) {
   fmt::print(out, "GPU Lab {} — lesson {}: {}\n", version(), lesson.id, lesson.title);
   if (device.available) {
     fmt::print(out, "GPU: {} (compute capability {}, {} SMs, {} memory), driver {}, runtime {}\n", device.name,
@@ -130,6 +132,10 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
   } else {
     fmt::print(out, "GPU: none ({})\n", device.reason);
   }
+  if (emulated_runs) {
+    fmt::print(out, "Emulated: {}, checked mode on; rows marked 'emulated (CPU)' are CPU times, not GPU times\n",
+               emulated::device().name);
+  }
   fmt::print(out, "Inputs: seed {} (replay with --seed {})\n\n", seed, seed);
 }
 
@@ -142,26 +148,35 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   selection.sizes = resolve_sizes(lesson, o);
   selection.variants = resolve_variants(lesson, o);
   selection.backends = resolve_backends(o);
-  if (o.reps < 1 || o.reps > 100000)
-    throw UsageError(fmt::format("--reps must be between 1 and 100000; got {}", o.reps));
-  if (o.warmup < 0 || o.warmup > 10000) {
-    throw UsageError(fmt::format("--warmup must be between 0 and 10000; got {}", o.warmup));
-  }
-  selection.options.reps = o.reps;
-  selection.options.warmup = o.warmup;
+  const int reps = o.reps.value_or(20), warmup = o.warmup.value_or(3);
+  if (reps < 1 || reps > 100000) throw UsageError(fmt::format("--reps must be between 1 and 100000; got {}", reps));
+  if (warmup < 0 || warmup > 10000)
+    throw UsageError(fmt::format("--warmup must be between 0 and 10000; got {}", warmup));
+  selection.options.reps = reps;
+  selection.options.warmup = warmup;
+  if (!o.reps) selection.emulated_reps = std::min(reps, 3);
+  if (!o.warmup) selection.emulated_warmup = std::min(warmup, 1);
   selection.options.seed = o.seed.value_or(fresh_seed());
 
   const auto runs = selected_runs(lesson, selection);
+  const bool gpu_selected =
+      std::find(selection.backends.begin(), selection.backends.end(), Backend::gpu) != selection.backends.end();
+  if (runs.empty() && gpu_selected && !GPULAB_HAVE_CUDA) {
+    throw UsageError(
+        "this is an emulated-only build (no CUDA toolkit): it has no GPU backend; "
+        "--backend emulated runs the GPU kernels on the CPU");
+  }
   if (runs.empty()) {
     throw UsageError(
         fmt::format("nothing to run: no selected variant of lesson {} runs on the selected backends "
                     "(see --list)",
                     lesson.id));
   }
-  const bool gpu_selected = std::any_of(runs.begin(), runs.end(), [](auto& p) { return p.second == Backend::gpu; });
   DeviceInfo device = gpu_selected ? device_info() : DeviceInfo{};
   if (!gpu_selected) device.reason = "not queried: no GPU backend selected";
   const bool gpu_runs = gpu_selected && device.available;
+  const bool emulated_runs =
+      std::any_of(runs.begin(), runs.end(), [](auto& p) { return p.second == Backend::emulated; });
 
   // The block size is a GPU launch parameter: 1 to the device's limit (CUDA's 1024 without one).
   const int block_limit = gpu_runs ? device.max_threads_per_block : 1024;
@@ -171,15 +186,15 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
                                  block_limit, gpu_runs ? " on " + device.name : " (CUDA's limit)"));
   }
   const std::int64_t largest = *std::max_element(selection.sizes.begin(), selection.sizes.end());
-  if (auto problem =
-          memory_problem(lesson, largest, gpu_runs, host_available_bytes(), gpu_runs ? device_free_memory() : 0)) {
+  if (auto problem = memory_problem(lesson, largest, gpu_runs, emulated_runs, host_available_bytes(),
+                                    gpu_runs ? device_free_memory() : 0)) {
     throw UsageError(*problem);
   }
   if (!o.json.empty()) check_json_path(o.json);
 
   // With --csv, stdout carries only the CSV; everything for people goes to stderr.
   std::FILE* info = o.csv ? stderr : stdout;
-  print_header(info, lesson, device, gpu_runs, selection.options.seed);
+  print_header(info, lesson, device, gpu_runs, emulated_runs, selection.options.seed);
 
   std::vector<std::string> notes;
   RunCallbacks callbacks;
@@ -243,8 +258,8 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
   app.add_option("--variant", o.variants, "Variant name(s), comma-separated, or all (default)")->delimiter(',');
   app.add_option("--backend", o.backends, "cpu, gpu, emulated, all (default), or a comma-separated list")
       ->delimiter(',');
-  app.add_option("--reps", o.reps, "Timed repetitions per run (default 20)");
-  app.add_option("--warmup", o.warmup, "Untimed repetitions before timing (default 3)");
+  app.add_option("--reps", o.reps, "Timed repetitions per run (default 20; 3 for emulated rows)");
+  app.add_option("--warmup", o.warmup, "Untimed repetitions before timing (default 3; 1 for emulated rows)");
   app.add_option("--seed", o.seed, "Seed for the random inputs, to replay a run (default: a fresh one)");
   app.add_flag("--csv", o.csv, "Print results as CSV on stdout (everything else goes to stderr)");
   app.add_option("--json", o.json, "Also write the results, device and command as JSON to FILE");
@@ -252,7 +267,8 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
   app.footer(
       "Exit codes: 0 every check passed; 1 a check failed or a run errored; 2 bad usage (unknown flag,\n"
       "variant or backend, a size or block size out of range, not enough memory, an unwritable --json file).\n"
-      "Without a GPU the CPU rows run and one line says why the GPU rows were skipped.");
+      "Without a GPU the CPU rows run and one line says why the GPU rows were skipped.\n"
+      "Emulated rows run the GPU kernels on the CPU: they check the kernels, and their times are CPU times.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

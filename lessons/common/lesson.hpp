@@ -74,6 +74,7 @@ struct Variant {
   std::string name;
   std::string description;  // one line
   std::vector<std::pair<Backend, RunFactory>> backends;
+  std::int64_t max_n = 0;  // the largest size it can run (0: any); larger ones are skipped, explained
 };
 
 struct Lesson {
@@ -87,6 +88,7 @@ struct Lesson {
   std::int64_t default_n = 1;
   std::int64_t max_n = 1;
   std::vector<std::int64_t> sweep;
+  std::vector<std::int64_t> test_sizes;  // awkward sizes every variant is tested at, on every backend
   std::function<Problem(std::int64_t n)> problem;
   std::function<Counts(const Problem&)> counts;
   std::function<Footprint(const Problem&)> footprint;

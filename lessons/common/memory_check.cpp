@@ -29,16 +29,18 @@ std::string format_bytes(double bytes) {
   return fmt::format("{:.0f} B", bytes);
 }
 
-std::optional<std::string> memory_problem(const Lesson& lesson, std::int64_t n, bool gpu_runs,
+std::optional<std::string> memory_problem(const Lesson& lesson, std::int64_t n, bool gpu_runs, bool emulated_runs,
                                           std::size_t host_available, std::size_t device_free) {
   const Footprint need = lesson.footprint(lesson.problem(n));
+  const double host_need = need.host_bytes + (emulated_runs ? need.device_bytes : 0);
   if (gpu_runs && need.device_bytes > static_cast<double>(device_free)) {
     return fmt::format("n = {} needs {} of GPU memory, and the GPU has {} free", n, format_bytes(need.device_bytes),
                        format_bytes(static_cast<double>(device_free)));
   }
-  if (need.host_bytes > static_cast<double>(host_available)) {
-    return fmt::format("n = {} needs {} of host memory (inputs, reference and outputs), and {} is available", n,
-                       format_bytes(need.host_bytes), format_bytes(static_cast<double>(host_available)));
+  if (host_need > static_cast<double>(host_available)) {
+    return fmt::format("n = {} needs {} of host memory (inputs, reference and outputs{}), and {} is available", n,
+                       format_bytes(host_need), emulated_runs ? ", emulated device memory" : "",
+                       format_bytes(static_cast<double>(host_available)));
   }
   return std::nullopt;
 }

@@ -14,8 +14,9 @@ std::size_t host_available_bytes();  // MemAvailable from /proc/meminfo (or free
 // "1.50 GB", "512 MB"
 std::string format_bytes(double bytes);
 
-// nullopt when size n fits; otherwise why not. `device_free` is 0 when no GPU runs.
-std::optional<std::string> memory_problem(const Lesson& lesson, std::int64_t n, bool gpu_runs,
+// nullopt when size n fits; otherwise why not. `device_free` is 0 when no GPU runs. Emulated
+// device memory is host memory, so emulated runs add the device bytes to the host's.
+std::optional<std::string> memory_problem(const Lesson& lesson, std::int64_t n, bool gpu_runs, bool emulated_runs,
                                           std::size_t host_available, std::size_t device_free);
 
 }  // namespace gpulab

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
-#include "common/device_buffer.hpp"
 #include "common/device_info.hpp"
+#include "common/gpu_memory.hpp"
 #include "common/stats.hpp"
 
 namespace gpulab {
@@ -17,7 +17,7 @@ namespace {
 Peaks measure_copy() {
   const std::size_t free = device_free_memory();
   const std::size_t bytes = std::max<std::size_t>(std::min<std::size_t>(std::size_t{1} << 30, free / 4), 1 << 20);
-  DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+  gpu::DeviceBuffer<unsigned char> src(bytes, "copy source"), dst(bytes, "copy destination");
   src.fill_bytes(1);
   cudaEvent_t start = nullptr, stop = nullptr;
   GPULAB_CUDA_CHECK(cudaEventCreate(&start));

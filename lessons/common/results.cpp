@@ -126,6 +126,10 @@ nlohmann::ordered_json record(const Result& r) {
   j["lesson"] = r.lesson;
   j["variant"] = r.variant;
   j["backend"] = to_string(r.backend);
+  // Never pass emulated times off as GPU times.
+  j["timed_on"] = r.backend == Backend::gpu   ? "gpu (CUDA events)"
+                  : r.backend == Backend::cpu ? "cpu"
+                                              : "cpu (emulating the GPU kernel)";
   j["n"] = r.problem.n;
   nlohmann::ordered_json sizes = nlohmann::ordered_json::object();
   for (const auto& [name, value] : r.problem.dims) sizes[name] = value;

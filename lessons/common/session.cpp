@@ -76,7 +76,9 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
   };
 
   auto runs = selected_runs(lesson, selection);
-  const bool gpu_wanted = std::any_of(runs.begin(), runs.end(), [](auto& p) { return p.second == Backend::gpu; });
+  // Asked for, not only built: an emulated-only build has no GPU rows, and says why.
+  const bool gpu_wanted =
+      std::find(selection.backends.begin(), selection.backends.end(), Backend::gpu) != selection.backends.end();
   if (gpu_wanted && !device_info().available) {
     note("GPU rows skipped: " + device_info().reason);
     std::erase_if(runs, [](auto& p) { return p.second == Backend::gpu; });
@@ -112,13 +114,18 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
     for (const auto& [v, backend] : runs) {
       if (cancelled()) break;
       Result r = row(*v, backend);
+      RunOptions options = selection.options;
+      if (backend == Backend::emulated) {
+        options.reps = r.reps = selection.emulated_reps.value_or(options.reps);
+        options.warmup = r.warmup = selection.emulated_warmup.value_or(options.warmup);
+      }
       try {
         const auto& make = std::find_if(v->backends.begin(), v->backends.end(), [b = backend](auto& p) {
                              return p.first == b;
                            })->second;
-        std::unique_ptr<Run> run = make(*instance, selection.options);
+        std::unique_ptr<Run> run = make(*instance, options);
         r.block = run->block();
-        fill_from(r, measure(*run, backend, selection.options, callbacks.cancelled), counts);
+        fill_from(r, measure(*run, backend, options, callbacks.cancelled), counts);
       } catch (const NotApplicable& e) {
         r.status = Status::skipped;
         r.message = e.what();

@@ -3,6 +3,7 @@
 // app share. Results arrive one by one through the callbacks, so a caller can show them live.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ struct Selection {
   std::vector<std::string> variants;  // names; empty means all
   std::vector<Backend> backends;
   RunOptions options;
+  // Emulation is slow and its times are CPU times: the executables run fewer repetitions there
+  // unless asked for more.
+  std::optional<int> emulated_reps, emulated_warmup;
 };
 
 struct RunCallbacks {

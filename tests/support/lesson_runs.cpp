@@ -20,8 +20,9 @@ Measurement run_variant(const std::string& lesson_id, const std::string& variant
     throw std::invalid_argument(variant + " does not run on " + std::string(to_string(backend)));
   RunOptions options;
   options.block = block;
-  options.reps = 2;
-  options.warmup = 1;
+  // Two timed runs prove the re-check after timing; emulation is slow, so one there.
+  options.reps = backend == Backend::emulated ? 1 : 2;
+  options.warmup = backend == Backend::emulated ? 0 : 1;
   options.seed = seed;
   const auto instance = lesson->make_instance(lesson->problem(n), seed);
   const auto run = b->second(*instance, options);

@@ -1,0 +1,42 @@
+#pragma once
+// The GPU side of common/target.cuh: kernels compiled by nvcc and launched with <<<>>> — the only
+// place in GPU Lab that writes it.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "common/device_info.hpp"
+
+namespace gpulab::gpu {
+
+struct LaunchConfig {
+  dim3 grid;
+  dim3 block;
+  std::size_t shared_bytes = 0;  // dynamic shared memory per block
+  cudaStream_t stream = nullptr;
+};
+
+inline const DeviceInfo& device() { return device_info(); }
+
+// Throws CudaError when the launch was refused (too many threads per block, a grid too large,
+// too much shared memory, ...). Faults inside the kernel surface at the next synchronising call.
+void check_launch(const char* kernel, const LaunchConfig& config, const char* file, int line);
+
+// [snippet:launch]
+template <typename... Params, typename... Args>
+void launch(const char* kernel_name, const char* file, int line, const LaunchConfig& config, void (*kernel)(Params...),
+            Args&&... args) {
+  kernel<<<config.grid, config.block, config.shared_bytes, config.stream>>>(std::forward<Args>(args)...);
+  check_launch(kernel_name, config, file, line);
+}
+// [/snippet]
+
+// Dynamic shared memory (the launch's shared_bytes): CUDA's `extern __shared__` array.
+template <typename T>
+__device__ T* dynamic_shared() {
+  extern __shared__ __align__(16) unsigned char gpulab_dynamic_shared[];
+  return reinterpret_cast<T*>(gpulab_dynamic_shared);
+}
+
+}  // namespace gpulab::gpu

@@ -1,0 +1,171 @@
+// Test kernels for the emulator; see emulator_kernels.inc. Built for the GPU and the emulator.
+#include <stdexcept>
+
+#include "common/target.cuh"
+#include "kernels/emulator_kernels.hpp"
+
+namespace gpulab::GPULAB_TARGET::test_kernels {
+
+namespace {
+
+constexpr int kTile = 16;
+
+template <bool kWithBarrier>
+__global__ void reverse_kernel(const int* in, int* out, std::size_t n) {
+  __shared__ int slots[1024];
+  const unsigned t = threadIdx.x;
+  const std::size_t base = std::size_t{blockIdx.x} * blockDim.x;
+  if (base + t < n) slots[t] = in[base + t];
+  if (kWithBarrier) __syncthreads();
+  const unsigned mirror = blockDim.x - 1 - t;
+  if (base + t < n && base + mirror < n) out[base + t] = slots[mirror];
+}
+
+__global__ void block_sum_kernel(const float* in, float* sums, std::size_t n) {
+  float* partial = dynamic_shared<float>();
+  const unsigned t = threadIdx.x;
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + t;
+  partial[t] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) partial[t] += partial[t + half];
+    __syncthreads();
+  }
+  if (t == 0) sums[blockIdx.x] = partial[0];
+}
+
+template <bool kXor>
+__global__ void warp_sum_kernel(const float* in, float* sums, std::size_t n) {
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    v += kXor ? __shfl_xor_sync(0xffffffffu, v, offset) : __shfl_down_sync(0xffffffffu, v, offset);
+  }
+  if (threadIdx.x % 32 == 0 && i < n) sums[i / 32] = v;
+}
+
+__global__ void vote_kernel(const float* in, unsigned* counts, int* any, int* all, std::size_t n) {
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const int positive = i < n && in[i] > 0.0f;
+  const unsigned bits = __ballot_sync(0xffffffffu, positive);
+  const int some = __any_sync(0xffffffffu, positive);
+  const int every = __all_sync(0xffffffffu, positive);
+  if (threadIdx.x % 32 == 0 && i < n) {
+    counts[i / 32] = static_cast<unsigned>(__popc(bits));
+    any[i / 32] = some;
+    all[i / 32] = every;
+  }
+}
+
+__global__ void count_kernel(const float* in, float threshold, unsigned* count, std::size_t n) {
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < n && in[i] > threshold) atomicAdd(count, 1u);
+}
+
+__global__ void index_kernel(unsigned* out) {
+  const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned global = block * (blockDim.x * blockDim.y * blockDim.z) + thread;
+  out[global] = global;
+}
+
+__global__ void tiled_matmul_kernel(const float* a, const float* b, float* c, int n) {
+  __shared__ float ta[kTile][kTile];
+  __shared__ float tb[kTile][kTile];
+  const int row = static_cast<int>(blockIdx.y * kTile + threadIdx.y);
+  const int col = static_cast<int>(blockIdx.x * kTile + threadIdx.x);
+  float sum = 0.0f;
+  for (int k0 = 0; k0 < n; k0 += kTile) {
+    const int ka = k0 + static_cast<int>(threadIdx.x), kb = k0 + static_cast<int>(threadIdx.y);
+    ta[threadIdx.y][threadIdx.x] = row < n && ka < n ? a[row * n + ka] : 0.0f;
+    tb[threadIdx.y][threadIdx.x] = kb < n && col < n ? b[kb * n + col] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < kTile; ++k) sum += ta[threadIdx.y][k] * tb[k][threadIdx.x];
+    __syncthreads();
+  }
+  if (row < n && col < n) c[row * n + col] = sum;
+}
+
+__global__ void past_end_kernel(float* out, std::size_t n_plus_extra) {
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < n_plus_extra) out[i] = 1.0f;  // the guard is against the wrong size on purpose
+}
+
+__global__ void empty_kernel() {}
+
+__global__ void divergent_kernel(float* out) {
+  float v = 1.0f;
+  if (threadIdx.x < 16) {
+    v = __shfl_down_sync(0xffffffffu, v, 1);
+  } else {
+    __syncthreads();
+  }
+  out[threadIdx.x] = v;
+}
+
+dim3 to_dim3(Dims d) { return dim3(d.x, d.y, d.z); }
+
+}  // namespace
+
+void reverse_in_blocks(std::span<const int> in, std::span<int> out, int block, bool with_barrier) {
+  const LaunchConfig config{dim3(blocks_for(in.size(), static_cast<unsigned>(block))),
+                            dim3(static_cast<unsigned>(block))};
+  if (with_barrier) {
+    GPULAB_LAUNCH(reverse_kernel<true>, config, in.data(), out.data(), in.size());
+  } else {
+    GPULAB_LAUNCH(reverse_kernel<false>, config, in.data(), out.data(), in.size());
+  }
+}
+
+void block_sums(std::span<const float> in, std::span<float> sums, int block) {
+  const auto threads = static_cast<unsigned>(block);
+  const LaunchConfig config{dim3(blocks_for(in.size(), threads)), dim3(threads), threads * sizeof(float)};
+  GPULAB_LAUNCH(block_sum_kernel, config, in.data(), sums.data(), in.size());
+}
+
+void warp_sums(std::span<const float> in, std::span<float> sums, bool use_xor) {
+  const LaunchConfig config{dim3(blocks_for(in.size(), 128)), dim3(128)};
+  if (use_xor) {
+    GPULAB_LAUNCH(warp_sum_kernel<true>, config, in.data(), sums.data(), in.size());
+  } else {
+    GPULAB_LAUNCH(warp_sum_kernel<false>, config, in.data(), sums.data(), in.size());
+  }
+}
+
+void warp_votes(std::span<const float> in, std::span<unsigned> counts, std::span<int> any, std::span<int> all) {
+  const LaunchConfig config{dim3(blocks_for(in.size(), 64)), dim3(64)};
+  GPULAB_LAUNCH(vote_kernel, config, in.data(), counts.data(), any.data(), all.data(), in.size());
+}
+
+void count_above(std::span<const float> in, float threshold, std::span<unsigned> count, int block) {
+  const LaunchConfig config{dim3(blocks_for(in.size(), static_cast<unsigned>(block))),
+                            dim3(static_cast<unsigned>(block))};
+  GPULAB_LAUNCH(count_kernel, config, in.data(), threshold, count.data(), in.size());
+}
+
+void record_indices(std::span<unsigned> out, Dims grid, Dims block) {
+  const std::size_t threads = std::size_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z;
+  if (out.size() != threads) throw std::invalid_argument("record_indices: out must hold one element per thread");
+  GPULAB_LAUNCH(index_kernel, (LaunchConfig{to_dim3(grid), to_dim3(block)}), out.data());
+}
+
+void tiled_matmul(std::span<const float> a, std::span<const float> b, std::span<float> c, int n) {
+  const unsigned tiles = blocks_for(static_cast<std::size_t>(n), kTile);
+  GPULAB_LAUNCH(tiled_matmul_kernel, (LaunchConfig{dim3(tiles, tiles), dim3(kTile, kTile)}), a.data(), b.data(),
+                c.data(), n);
+}
+
+void write_past_end(std::span<float> out, int extra) {
+  const std::size_t total = out.size() + static_cast<std::size_t>(extra);
+  GPULAB_LAUNCH(past_end_kernel, (LaunchConfig{dim3(blocks_for(total, 128)), dim3(128)}), out.data(), total);
+}
+
+void empty_launch(Dims grid, Dims block, std::size_t shared_bytes) {
+  GPULAB_LAUNCH(empty_kernel, (LaunchConfig{to_dim3(grid), to_dim3(block), shared_bytes}));
+}
+
+void divergent_collectives(std::span<float> out) {
+  GPULAB_LAUNCH(divergent_kernel, (LaunchConfig{dim3(1), dim3(32)}), out.data());
+}
+
+}  // namespace gpulab::GPULAB_TARGET::test_kernels
