@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Copies a build folder without its object files and archives into .carry/, small enough for the
+# device tool to carry (64 MiB). On the GPU machine: mv .carry/BUILD BUILD, then run as usual —
+# CTest's files name the executables by their absolute path, which the move restores.
+#   tools/pack-build.sh [build-h100]
+set -euo pipefail
+build=${1:-build-h100}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+rm -rf ".carry/$build"
+mkdir -p .carry
+cp -a "$build" ".carry/$build"
+find ".carry/$build" \( -name '*.o' -o -name '*.a' -o -name '*.d' \) -delete
+du -sh ".carry/$build"
