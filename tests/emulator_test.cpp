@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -157,6 +158,20 @@ TEST_CASE("atomicAdd counts across every thread of every block", "[emulator]") {
   k::count_above(din.span(), 0.25f, dcount.span(), 128);
   const auto expected = static_cast<unsigned>(std::count_if(in.begin(), in.end(), [](float x) { return x > 0.25f; }));
   CHECK(download(dcount)[0] == expected);
+}
+
+TEST_CASE("atomicMax and atomicMin find the extremes across blocks", "[emulator]") {
+  const std::size_t n = GENERATE(1, 100000);
+  CAPTURE(n);
+  const auto values = random_floats(n, 7);
+  std::vector<int> in(n);
+  for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<int>(values[i] * 1e9f);
+  auto din = upload(in, "in");
+  auto dext = upload(std::vector<int>{std::numeric_limits<int>::min(), std::numeric_limits<int>::max()}, "extremes");
+  k::extremes(din.span(), dext.span());
+  const auto ext = download(dext);
+  CHECK(ext[0] == *std::max_element(in.begin(), in.end()));
+  CHECK(ext[1] == *std::min_element(in.begin(), in.end()));
 }
 
 TEST_CASE("3-D grids and blocks give every thread its own index", "[emulator]") {

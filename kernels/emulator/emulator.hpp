@@ -185,21 +185,24 @@ T atomicCAS(T* address, T compare, T value) {
   std::atomic_ref<T>(*address).compare_exchange_strong(compare, value);
   return compare;  // the old value, as CUDA returns it
 }
-template <typename T>
-T atomicMax(T* address, T value) {
+namespace gpulab::emulated::detail {
+// Replaces *address with value while `replaces(value, old)` holds; returns the old value.
+template <typename T, typename Replaces>
+T atomic_update(T* address, T value, Replaces replaces) {
   std::atomic_ref<T> ref(*address);
   T old = ref.load();
-  while (old < value && !ref.compare_exchange_weak(old, value)) {
+  while (replaces(value, old) && !ref.compare_exchange_weak(old, value)) {
   }
   return old;
 }
+}  // namespace gpulab::emulated::detail
+template <typename T>
+T atomicMax(T* address, T value) {
+  return ::gpulab::emulated::detail::atomic_update(address, value, [](T v, T old) { return old < v; });
+}
 template <typename T>
 T atomicMin(T* address, T value) {
-  std::atomic_ref<T> ref(*address);
-  T old = ref.load();
-  while (value < old && !ref.compare_exchange_weak(old, value)) {
-  }
-  return old;
+  return ::gpulab::emulated::detail::atomic_update(address, value, [](T v, T old) { return v < old; });
 }
 
 // ---- math intrinsics. The fast GPU versions (__expf, ...) trade accuracy for speed; here they

@@ -62,6 +62,14 @@ __global__ void count_kernel(const float* in, float threshold, unsigned* count, 
   if (i < n && in[i] > threshold) atomicAdd(count, 1u);
 }
 
+__global__ void extremes_kernel(const int* in, int* extremes, std::size_t n) {
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicMax(&extremes[0], in[i]);
+    atomicMin(&extremes[1], in[i]);
+  }
+}
+
 __global__ void index_kernel(unsigned* out) {
   const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
   const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
@@ -141,6 +149,11 @@ void count_above(std::span<const float> in, float threshold, std::span<unsigned>
   const LaunchConfig config{dim3(blocks_for(in.size(), static_cast<unsigned>(block))),
                             dim3(static_cast<unsigned>(block))};
   GPULAB_LAUNCH(count_kernel, config, in.data(), threshold, count.data(), in.size());
+}
+
+void extremes(std::span<const int> in, std::span<int> extremes) {
+  const LaunchConfig config{dim3(blocks_for(in.size(), 256)), dim3(256)};
+  GPULAB_LAUNCH(extremes_kernel, config, in.data(), extremes.data(), in.size());
 }
 
 void record_indices(std::span<unsigned> out, Dims grid, Dims block) {
