@@ -199,6 +199,11 @@ Result row(const char* variant, Backend backend, std::int64_t n, double kernel_m
 }
 }  // namespace
 
+TEST_CASE("a variant the emulator cannot run is skipped with what it needs", "[measure]") {
+  const RunFactory make = not_emulated("cuBLAS");
+  CHECK_THROWS_WITH(make(Instance{}, RunOptions{}), Contains("needs cuBLAS") && Contains("GPU only"));
+}
+
 TEST_CASE("crossover names the size from which the GPU wins, end to end and kernel alone", "[crossover]") {
   const std::vector<Result> results = {
       row("cpu_threads", Backend::cpu, 1000, 0.001, 0.001),   row("blocks", Backend::gpu, 1000, 0.005, 0.05),

@@ -96,6 +96,14 @@ struct Lesson {
   std::vector<Variant> variants;
 };
 
+// The emulated backend of a variant that needs what the emulator does not model (tensor cores,
+// cuBLAS, cuDNN, cuFFT, NCCL): asked for, it is skipped with the reason.
+inline RunFactory not_emulated(const std::string& needs) {
+  return [needs](const Instance&, const RunOptions&) -> std::unique_ptr<Run> {
+    throw NotApplicable("needs " + needs + ", which the emulator does not model: this variant runs on a GPU only");
+  };
+}
+
 // Lets a lesson write its factories against its own Instance type.
 template <typename LessonInstance, typename Make>
 RunFactory factory(Make make) {
