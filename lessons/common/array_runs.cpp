@@ -1,0 +1,39 @@
+#include "common/array_runs.hpp"
+
+namespace gpulab {
+
+CpuArrayRun::CpuArrayRun(const ArrayInstance& in, std::string name, Tolerance tolerance, ArrayFunction fn)
+    : in_(in), name_(std::move(name)), tolerance_(tolerance), fn_(std::move(fn)), out_(in.output_size()) {
+  for (const auto& input : in.inputs) inputs_.emplace_back(input);
+}
+
+void CpuArrayRun::poison() { gpulab::poison(out_); }
+void CpuArrayRun::compute() { fn_(inputs_, out_, in_.shape, 0); }
+CheckResult CpuArrayRun::check() const {
+  return compare(out_, in_.expected, tolerance_, in_.topic + " " + name_ + " (cpu)");
+}
+
+RunFactory cpu_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn) {
+  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    return std::make_unique<CpuArrayRun>(in, name, tolerance, fn);
+  });
+}
+
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
+                                                            [[maybe_unused]] const ArrayFunction& gpu,
+                                                            const ArrayFunction& emulated) {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  if (gpu) backends.emplace_back(Backend::gpu, kernel_array_run<GpuTarget>(name, tolerance, gpu));
+#endif
+  backends.emplace_back(Backend::emulated, kernel_array_run<EmulatedTarget>(name, tolerance, emulated));
+  return backends;
+}
+
+void fill_expected(ArrayInstance& in, const std::function<double(std::size_t)>& f) {
+  const auto n = static_cast<std::ptrdiff_t>(in.expected.size());
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) in.expected[static_cast<std::size_t>(i)] = f(static_cast<std::size_t>(i));
+}
+
+}  // namespace gpulab

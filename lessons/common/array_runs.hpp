@@ -1,0 +1,130 @@
+#pragma once
+// Runs for lessons whose inputs are float arrays and whose output is one float array, checked
+// element by element against a float64 reference: vector add, matrix add, sigmoid. A lesson
+// supplies the data (ArrayInstance) and, per variant, a function from input spans to the output.
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/lesson.hpp"
+#include "common/targets.hpp"
+
+namespace gpulab {
+
+struct ArrayInstance : Instance {
+  std::string topic;                     // "vector_add", for messages
+  std::vector<std::string> input_names;  // "a", "b": names the emulator's checked mode reports
+  std::vector<std::vector<float>> inputs;
+  std::vector<double> expected;
+  std::vector<std::size_t> shape;  // e.g. {rows, cols}; empty for a plain array
+  std::size_t output_size() const { return expected.size(); }
+};
+
+using Inputs = std::vector<std::span<const float>>;
+// One variant's work: on the CPU with host spans, on a device target with device spans.
+using Shape = std::vector<std::size_t>;
+using ArrayFunction = std::function<void(const Inputs& in, std::span<float> out, const Shape& shape, int block)>;
+
+// Adapters from a launcher's own signature; an empty function for a null launcher (the GPU's in
+// an emulated-only build, see GPULAB_GPU_LAUNCHER).
+using UnaryLauncher = void (*)(std::span<const float> x, std::span<float> y, int block);
+using BinaryLauncher = void (*)(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
+inline ArrayFunction unary(UnaryLauncher f) {
+  if (f == nullptr) return {};
+  return [f](const Inputs& in, std::span<float> out, const Shape&, int block) { f(in[0], out, block); };
+}
+inline ArrayFunction binary(BinaryLauncher f) {
+  if (f == nullptr) return {};
+  return [f](const Inputs& in, std::span<float> out, const Shape&, int block) { f(in[0], in[1], out, block); };
+}
+
+class CpuArrayRun : public Run {
+ public:
+  CpuArrayRun(const ArrayInstance& in, std::string name, Tolerance tolerance, ArrayFunction fn);
+  void poison() override;
+  void compute() override;
+  CheckResult check() const override;
+
+ private:
+  const ArrayInstance& in_;
+  std::string name_;
+  Tolerance tolerance_;
+  ArrayFunction fn_;
+  Inputs inputs_;
+  std::vector<float> out_;
+};
+
+// A kernel on the GPU or emulated (Target): host copies of the inputs, filled once outside any
+// timer; device buffers; the function under test.
+template <typename Target>
+class KernelArrayRun : public Run {
+ public:
+  KernelArrayRun(const ArrayInstance& in, std::string name, Tolerance tolerance, int block, ArrayFunction fn)
+      : in_(in),
+        name_(std::move(name)),
+        tolerance_(tolerance),
+        block_(block),
+        fn_(std::move(fn)),
+        host_out_(in.output_size(), "output (host)"),
+        out_(in.output_size(), "out") {
+    for (std::size_t i = 0; i < in.inputs.size(); ++i) {
+      const char* label = i < in.input_names.size() ? in.input_names[i].c_str() : "input";
+      host_in_.emplace_back(in.inputs[i].size(), label);
+      std::copy(in.inputs[i].begin(), in.inputs[i].end(), host_in_.back().data());
+      device_in_.emplace_back(in.inputs[i].size(), label);
+    }
+  }
+  // [snippet:gpu_run_phases]
+  void poison() override {
+    out_.fill_bytes(kPoisonByte);
+    gpulab::poison(host_out_.span());  // so a failed download cannot pass for a result either
+  }
+  void upload() override {
+    for (std::size_t i = 0; i < device_in_.size(); ++i) device_in_[i].copy_from(host_in_[i].span());
+  }
+  void compute() override {
+    Inputs inputs;
+    for (const auto& buffer : device_in_) inputs.push_back(buffer.span());
+    fn_(inputs, out_.span(), in_.shape, block_);
+  }
+  void download() override { out_.copy_to(host_out_.span()); }
+  // [/snippet]
+  CheckResult check() const override {
+    return compare(host_out_.span(), in_.expected, tolerance_,
+                   in_.topic + " " + name_ + " (" + std::string(to_string(Target::backend)) + ")");
+  }
+  int block() const override { return block_; }
+
+ private:
+  const ArrayInstance& in_;
+  std::string name_;
+  Tolerance tolerance_;
+  int block_;
+  ArrayFunction fn_;
+  std::vector<typename Target::template HostBuffer<float>> host_in_;
+  std::vector<typename Target::template DeviceBuffer<float>> device_in_;
+  typename Target::template HostBuffer<float> host_out_;
+  typename Target::template DeviceBuffer<float> out_;
+};
+
+RunFactory cpu_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn);
+
+template <typename Target>
+RunFactory kernel_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn) {
+  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
+    return std::make_unique<KernelArrayRun<Target>>(in, name, tolerance, options.block, fn);
+  });
+}
+
+// A kernel variant on the GPU (where the GPU backend is built; `gpu` is empty otherwise) and
+// emulated, from one kernel source.
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
+                                                            const ArrayFunction& gpu, const ArrayFunction& emulated);
+
+// Fills `expected` from the inputs in parallel: expected[i] = f(i).
+void fill_expected(ArrayInstance& in, const std::function<double(std::size_t)>& f);
+
+}  // namespace gpulab
