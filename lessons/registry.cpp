@@ -1,11 +1,12 @@
 #include "registry.hpp"
 
 #include "01_vector_add/vector_add_lesson.hpp"
+#include "04_sigmoid/sigmoid_lesson.hpp"
 
 namespace gpulab {
 
 const std::vector<const Lesson*>& all_lessons() {
-  static const std::vector<const Lesson*> lessons = {&vector_add_lesson()};
+  static const std::vector<const Lesson*> lessons = {&vector_add_lesson(), &sigmoid_lesson()};
   return lessons;
 }
 

@@ -46,3 +46,20 @@ TEST_CASE("every variant matches its CPU reference at awkward sizes and block si
   CHECK(m.final_check.passed);
   CHECK_FALSE(m.samples.empty());
 }
+
+TEST_CASE("every variant gets the edges of the arithmetic right (±0, huge, infinite, NaN)", "[variants]") {
+  std::vector<Case> edge_cases;
+  for (const Case& c : cases()) {
+    if (find_lesson(c.lesson)->edge_instance && c.n == find_lesson(c.lesson)->test_sizes.front())
+      edge_cases.push_back(c);
+  }
+  if (edge_cases.empty()) return;  // no lesson has edge inputs
+  const Case c = GENERATE_COPY(from_range(edge_cases));
+  const std::uint64_t seed = test::test_seed();
+  CAPTURE(c.lesson, c.variant, seed);
+  const auto instance = find_lesson(c.lesson)->edge_instance(seed);
+  const Measurement m = test::run_variant_on(c.lesson, c.variant, kBackend, *instance, 128);
+  INFO(m.first_check.message);
+  CHECK(m.first_check.passed);
+  CHECK(m.final_check.passed);
+}

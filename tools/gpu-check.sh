@@ -39,8 +39,10 @@ grep -E "ERROR SUMMARY" "$out/memcheck.log" | sort | uniq -c
 echo "== benchmarks =="
 "$bin/lesson01_vector_add" --n 268435456 --backend gpu,cpu --json "$out/lesson01-n28.json" \
   > "$out/lesson01-n28.txt" 2>&1 || status=1
+"$bin/lesson04_sigmoid" --n 268435456 --backend gpu,cpu --json "$out/lesson04-n28.json" \
+  > "$out/lesson04-n28.txt" 2>&1 || status=1
 if [[ "${GPU_CHECK_SWEEP:-1}" == 1 ]]; then
   "$bin/lesson01_vector_add" --sweep --json "$out/lesson01-sweep.json" > "$out/lesson01-sweep.txt" 2>&1 || status=1
 fi
-cat "$out"/lesson01-*.txt
+cat "$out"/lesson0*.txt
 exit $status

@@ -84,17 +84,6 @@ void check_sizes(std::span<const float> a, std::span<const float> b, std::span<f
   }
 }
 
-// Enough blocks to keep every multiprocessor full once, never more than the array needs.
-unsigned int grid_to_fill_device(std::size_t items, int block) {
-  const DeviceInfo& d = device();
-  const int blocks_per_sm = d.max_threads_per_multiprocessor / block;
-  const std::size_t fill = std::size_t(d.multiprocessors) * std::size_t(blocks_per_sm > 0 ? blocks_per_sm : 1);
-  const std::size_t needed = (items + block - 1) / block;
-  return static_cast<unsigned int>(needed < fill ? (needed > 0 ? needed : 1) : fill);
-}
-
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 void single_block(std::span<const float> a, std::span<const float> b, std::span<float> c) {
@@ -118,7 +107,7 @@ void blocks(std::span<const float> a, std::span<const float> b, std::span<float>
 void grid_stride(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
   check_sizes(a, b, c);
   if (c.empty()) return;
-  const LaunchConfig config{dim3(grid_to_fill_device(c.size(), block)), dim3(static_cast<unsigned int>(block))};
+  const LaunchConfig config{dim3(grid_to_fill(c.size(), block)), dim3(static_cast<unsigned int>(block))};
   GPULAB_LAUNCH(add_grid_stride, config, a.data(), b.data(), c.data(), c.size());
 }
 
@@ -126,12 +115,12 @@ void grid_stride_float4(std::span<const float> a, std::span<const float> b, std:
   check_sizes(a, b, c);
   if (c.empty()) return;
   // Sub-spans that start off a 16-byte boundary cannot be read as float4: take the scalar loop.
-  if (!aligned16(a.data()) || !aligned16(b.data()) || !aligned16(c.data())) {
+  if (!aligned16(a.data(), b.data(), c.data())) {
     grid_stride(a, b, c, block);
     return;
   }
   const std::size_t items = c.size() / 4 + 1;  // float4s, plus room for the tail
-  const LaunchConfig config{dim3(grid_to_fill_device(items, block)), dim3(static_cast<unsigned int>(block))};
+  const LaunchConfig config{dim3(grid_to_fill(items, block)), dim3(static_cast<unsigned int>(block))};
   GPULAB_LAUNCH(add_grid_stride_float4, config, a.data(), b.data(), c.data(), c.size());
 }
 

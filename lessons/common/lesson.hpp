@@ -75,6 +75,8 @@ struct Variant {
   std::string description;  // one line
   std::vector<std::pair<Backend, RunFactory>> backends;
   std::int64_t max_n = 0;  // the largest size it can run (0: any); larger ones are skipped, explained
+  // The variant's own work where it differs from the lesson's (an unfused version moves more).
+  std::function<Counts(const Problem&)> counts = {};
 };
 
 struct Lesson {
@@ -93,6 +95,8 @@ struct Lesson {
   std::function<Counts(const Problem&)> counts;
   std::function<Footprint(const Problem&)> footprint;
   std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> make_instance;
+  // Optional: inputs at the edges of the arithmetic (±0, huge, NaN, ...) every variant must pass.
+  std::function<std::unique_ptr<Instance>(std::uint64_t seed)> edge_instance = {};
   std::vector<Variant> variants;
 };
 

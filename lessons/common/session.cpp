@@ -87,7 +87,7 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
   for (const std::int64_t n : selection.sizes) {
     if (cancelled()) break;
     const Problem problem = lesson.problem(n);
-    const Counts counts = lesson.counts(problem);
+    const Counts lesson_counts = lesson.counts(problem);
     auto row = [&](const Variant& v, Backend backend) {
       Result r;
       r.lesson = lesson.id;
@@ -125,7 +125,7 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
                            })->second;
         std::unique_ptr<Run> run = make(*instance, options);
         r.block = run->block();
-        fill_from(r, measure(*run, backend, options, callbacks.cancelled), counts);
+        fill_from(r, measure(*run, backend, options, callbacks.cancelled), v->counts ? v->counts(problem) : lesson_counts);
       } catch (const NotApplicable& e) {
         r.status = Status::skipped;
         r.message = e.what();

@@ -8,8 +8,9 @@
 
 namespace gpulab::test {
 
-Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend, std::int64_t n,
-                        int block, std::uint64_t seed) {
+namespace {
+
+const RunFactory& factory_of(const std::string& lesson_id, const std::string& variant, Backend backend) {
   const Lesson* lesson = find_lesson(lesson_id);
   if (lesson == nullptr) throw std::invalid_argument("no lesson " + lesson_id);
   const auto v = std::find_if(lesson->variants.begin(), lesson->variants.end(),
@@ -18,14 +19,35 @@ Measurement run_variant(const std::string& lesson_id, const std::string& variant
   const auto b = std::find_if(v->backends.begin(), v->backends.end(), [&](auto& p) { return p.first == backend; });
   if (b == v->backends.end())
     throw std::invalid_argument(variant + " does not run on " + std::string(to_string(backend)));
+  return b->second;
+}
+
+RunOptions test_options(Backend backend, int block, std::uint64_t seed) {
   RunOptions options;
   options.block = block;
   // Two timed runs prove the re-check after timing; emulation is slow, so one there.
   options.reps = backend == Backend::emulated ? 1 : 2;
   options.warmup = backend == Backend::emulated ? 0 : 1;
   options.seed = seed;
-  const auto instance = lesson->make_instance(lesson->problem(n), seed);
-  const auto run = b->second(*instance, options);
+  return options;
+}
+
+}  // namespace
+
+Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend, std::int64_t n,
+                        int block, std::uint64_t seed) {
+  const RunFactory& make = factory_of(lesson_id, variant, backend);
+  const Lesson& lesson = *find_lesson(lesson_id);
+  const auto instance = lesson.make_instance(lesson.problem(n), seed);
+  const RunOptions options = test_options(backend, block, seed);
+  const auto run = make(*instance, options);
+  return measure(*run, backend, options);
+}
+
+Measurement run_variant_on(const std::string& lesson_id, const std::string& variant, Backend backend,
+                           const Instance& instance, int block) {
+  const RunOptions options = test_options(backend, block, 0);
+  const auto run = factory_of(lesson_id, variant, backend)(instance, options);
   return measure(*run, backend, options);
 }
 

@@ -12,6 +12,10 @@ namespace gpulab::test {
 Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend, std::int64_t n,
                         int block = 256, std::uint64_t seed = 12345);
 
+// The same on a given instance (a lesson's edge inputs, say).
+Measurement run_variant_on(const std::string& lesson_id, const std::string& variant, Backend backend,
+                           const Instance& instance, int block = 256);
+
 // The names of a lesson's variants that run on `backend`.
 std::vector<std::string> variants_on(const std::string& lesson_id, Backend backend);
 

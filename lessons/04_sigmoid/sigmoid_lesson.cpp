@@ -1,0 +1,143 @@
+// Lesson 04, sigmoid: the workload, its variants, what it counts and how it is checked.
+#include "04_sigmoid/sigmoid_lesson.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "common/array_runs.hpp"
+#include "common/random.hpp"
+#include "sigmoid/sigmoid.hpp"
+
+namespace gpulab {
+
+namespace {
+
+namespace sg = sigmoid;
+
+// expf is within 2 ulp and the divide is correctly rounded: 1e-6 leaves room. __expf's error
+// grows with |x| (2 + 1.16 |x| ulp): 2e-5 covers the inputs' range [-20, 20]. Values under
+// 1e-30 (σ of x < -69, denormal or flushed to 0 in float) pass on the absolute floor.
+constexpr Tolerance kExact{1e-6, 1e-30};
+constexpr Tolerance kFast{2e-5, 1e-30};
+
+RunFactory cpu(const char* name, void (*fn)(std::span<const float>, std::span<float>)) {
+  return cpu_array_run(name, kExact,
+                       [fn](const Inputs& in, std::span<float> out, const Shape&, int) { fn(in[0], out); });
+}
+
+double reference(float x) { return 1.0 / (1.0 + std::exp(-static_cast<double>(x))); }
+
+std::unique_ptr<ArrayInstance> instance_of(std::vector<float> x) {
+  auto in = std::make_unique<ArrayInstance>();
+  in->topic = "sigmoid";
+  in->input_names = {"x"};
+  in->expected.resize(x.size());
+  in->inputs.push_back(std::move(x));
+  const auto& xs = in->inputs[0];
+  fill_expected(*in, [&](std::size_t i) { return reference(xs[i]); });
+  return in;
+}
+
+Problem problem_of(std::int64_t n) { return {n, {{"n", n}}}; }
+
+// Per element: read x, write y (8 bytes); negate, exp, add, divide (4 operations, exp as one).
+Counts counts_of(const Problem& p) {
+  const auto n = static_cast<double>(p.n);
+  return {4 * n, 8 * n, 4 * n, 4 * n};
+}
+
+// The unfused version moves every element through memory three times.
+Counts unfused_counts(const Problem& p) {
+  Counts c = counts_of(p);
+  c.bytes *= 3;
+  return c;
+}
+
+Footprint footprint_of(const Problem& p) {
+  const auto n = static_cast<double>(p.n);
+  // Host: x (4), the float64 reference (8), the largest run's buffers (GPU: pinned x and y, 8).
+  return {20 * n, 8 * n};
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  std::vector<float> x(static_cast<std::size_t>(p.n));
+  fill_uniform(x, seed, 0, -20.0f, 20.0f);  // where σ goes from 2e-9 to 1 - 2e-9
+  return instance_of(std::move(x));
+}
+
+// The edges of the arithmetic, which every variant must get right: signed zeros, where e^-x
+// overflows or vanishes (±100, ±1e30, ±inf, ±FLT_MAX), denormals, and NaN in -> NaN out.
+// Random inputs fill the rest, and 1031 elements leave a tail for the float4 kernel.
+std::unique_ptr<Instance> edge_instance_of(std::uint64_t seed) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> edges = {0.0f,
+                                    -0.0f,
+                                    100.0f,
+                                    -100.0f,
+                                    1e30f,
+                                    -1e30f,
+                                    inf,
+                                    -inf,
+                                    88.7f,
+                                    -88.7f,
+                                    1e-30f,
+                                    -1e-30f,
+                                    std::numeric_limits<float>::max(),
+                                    -std::numeric_limits<float>::max(),
+                                    std::numeric_limits<float>::denorm_min(),
+                                    std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> x(1031);
+  fill_uniform(x, seed, 0, -30.0f, 30.0f);
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    x[i * 61] = edges[i];  // spread over the blocks and warps, and into the float4 tail
+  }
+  x.back() = std::numeric_limits<float>::quiet_NaN();
+  return instance_of(std::move(x));
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "04";
+  l.name = "sigmoid";
+  l.title = "Sigmoid";
+  l.summary = "σ(x) with a __device__ function: expf against __expf, a stable form, and operator fusion";
+  l.text_file = "docs/lessons/04-sigmoid.md";
+  l.source_file = "kernels/sigmoid/sigmoid.cu";
+  l.size_help = "elements";
+  l.default_n = 1 << 20;
+  l.max_n = std::int64_t{1} << 36;
+  for (int p = 10; p <= 28; p += 2) l.sweep.push_back(std::int64_t{1} << p);
+  l.test_sizes = {1, 31, 32, 1000, 1023, 1025, (1 << 20) + 3};
+  l.problem = problem_of;
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+  l.edge_instance = edge_instance_of;
+  l.variants = {
+      {"cpu_loop", "One CPU thread, std::exp", {{Backend::cpu, cpu("cpu_loop", sg::cpu_loop)}}},
+      {"cpu_threads", "Every CPU core (OpenMP)", {{Backend::cpu, cpu("cpu_threads", sg::cpu_threads)}}},
+      {"fused", "One pass: a __device__ function with expf, one thread per element",
+       kernel_backends("fused", kExact, unary(GPULAB_GPU_LAUNCHER(gpu::sigmoid::fused)),
+                       unary(emulated::sigmoid::fused))},
+      {"fused_fast", "One pass with the fast intrinsic __expf: fewer instructions, larger error",
+       kernel_backends("fused_fast", kFast, unary(GPULAB_GPU_LAUNCHER(gpu::sigmoid::fused_fast)),
+                       unary(emulated::sigmoid::fused_fast))},
+      {"fused_float4", "One pass, grid-stride with 16-byte float4 loads and stores",
+       kernel_backends("fused_float4", kExact, unary(GPULAB_GPU_LAUNCHER(gpu::sigmoid::fused_float4)),
+                       unary(emulated::sigmoid::fused_float4))},
+      {"unfused", "Three kernels (e^-x, 1 + y, 1 / y): three passes over memory",
+       kernel_backends("unfused", kExact, unary(GPULAB_GPU_LAUNCHER(gpu::sigmoid::unfused)),
+                       unary(emulated::sigmoid::unfused)),
+       0, unfused_counts},
+  };
+  return l;
+}
+
+}  // namespace
+
+const Lesson& sigmoid_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
