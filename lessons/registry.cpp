@@ -1,12 +1,13 @@
 #include "registry.hpp"
 
 #include "01_vector_add/vector_add_lesson.hpp"
+#include "03_matrix_add/matrix_add_lesson.hpp"
 #include "04_sigmoid/sigmoid_lesson.hpp"
 
 namespace gpulab {
 
 const std::vector<const Lesson*>& all_lessons() {
-  static const std::vector<const Lesson*> lessons = {&vector_add_lesson(), &sigmoid_lesson()};
+  static const std::vector<const Lesson*> lessons = {&vector_add_lesson(), &matrix_add_lesson(), &sigmoid_lesson()};
   return lessons;
 }
 

@@ -1,0 +1,90 @@
+// Matrix add on a 2-D grid, C = A + B, rows x cols matrices stored row by row.
+//
+//   add_coalesced    threadIdx.x runs along a row: a warp reads 128 contiguous bytes
+//   add_transposed   threadIdx.x runs down a column: a warp's 32 reads are a row apart
+//
+// Run them: lesson03_matrix_add --variant all --n 4096
+// Like every kernel file, this one builds for the GPU and for the emulator (common/target.cuh).
+#include <stdexcept>
+#include <string>
+
+#include "common/launch_description.hpp"
+#include "common/target.cuh"
+#include "matrix_add/matrix_add.hpp"
+
+namespace gpulab::GPULAB_TARGET::matrix_add {
+
+// ---------------------------------------------------------------- kernels
+
+// [snippet:add_coalesced]
+// A 2-D grid of 2-D blocks: each thread finds its element's column from the x coordinates and its
+// row from the y coordinates. Threads of a warp have consecutive threadIdx.x, so they take
+// consecutive columns of one row — consecutive addresses, which the memory serves in a few wide
+// transactions (coalesced). The guard handles sizes that are no multiple of the block.
+__global__ void add_coalesced(const float* a, const float* b, float* c, std::size_t rows, std::size_t cols) {
+  const std::size_t col = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::size_t row = std::size_t{blockIdx.y} * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols) {
+    const std::size_t i = row * cols + col;
+    c[i] = a[i] + b[i];
+  }
+}
+// [/snippet]
+
+// [snippet:add_transposed]
+// The same arithmetic with x and y swapped: consecutive threads of a warp now take consecutive
+// rows of one column, so their 32 addresses are cols * 4 bytes apart. Each falls in a different
+// memory segment: the warp needs 32 transactions where the coalesced kernel needed 4, and most
+// of every segment fetched is thrown away.
+__global__ void add_transposed(const float* a, const float* b, float* c, std::size_t rows, std::size_t cols) {
+  const std::size_t row = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::size_t col = std::size_t{blockIdx.y} * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols) {
+    const std::size_t i = row * cols + col;
+    c[i] = a[i] + b[i];
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- launchers
+
+namespace {
+
+void check_sizes(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                 std::size_t cols) {
+  if (a.size() != rows * cols || b.size() != rows * cols || c.size() != rows * cols) {
+    throw std::invalid_argument("matrix_add: a, b and c must hold rows x cols = " + std::to_string(rows * cols) +
+                                " elements");
+  }
+}
+
+// [snippet:block_shape]
+// 32 threads wide (one warp per row of the block), threads / 32 high.
+dim3 block_shape(int threads) {
+  const auto t = static_cast<unsigned int>(threads);
+  const unsigned int x = t < 32 ? t : 32;
+  return dim3(x, t / x);
+}
+// [/snippet]
+
+}  // namespace
+
+void coalesced(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+               std::size_t cols, int threads) {
+  check_sizes(a, b, c, rows, cols);
+  if (c.empty()) return;
+  const dim3 block = block_shape(threads);
+  const dim3 grid(blocks_for(cols, block.x), blocks_for(rows, block.y));  // x covers columns, y rows
+  GPULAB_LAUNCH(add_coalesced, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
+}
+
+void transposed(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                std::size_t cols, int threads) {
+  check_sizes(a, b, c, rows, cols);
+  if (c.empty()) return;
+  const dim3 block = block_shape(threads);
+  const dim3 grid(blocks_for(rows, block.x), blocks_for(cols, block.y));  // x covers rows, y columns
+  GPULAB_LAUNCH(add_transposed, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
+}
+
+}  // namespace gpulab::GPULAB_TARGET::matrix_add

@@ -1,0 +1,26 @@
+#pragma once
+// Matrix add, C = A + B, for rows x cols matrices stored row by row (element (r, c) at r * cols + c).
+#include <cstddef>
+#include <span>
+
+namespace gpulab::matrix_add {
+
+// One thread; the inner loop walks along a row: consecutive addresses.
+void cpu_row_order(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                   std::size_t cols);
+// One thread; the inner loop walks down a column: addresses cols * 4 bytes apart.
+void cpu_column_order(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                      std::size_t cols);
+// Every core (OpenMP), rows split between threads, each in row order.
+void cpu_threads(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                 std::size_t cols);
+
+}  // namespace gpulab::matrix_add
+
+// The GPU launchers take spans of device memory; matrix_add.cu builds for the GPU and the emulator.
+namespace gpulab::gpu::matrix_add {
+#include "matrix_add/matrix_add_launchers.inc"
+}
+namespace gpulab::emulated::matrix_add {
+#include "matrix_add/matrix_add_launchers.inc"
+}

@@ -1,0 +1,108 @@
+// Lesson 03, matrix add: the workload, its variants, what it counts and how it is checked.
+#include "03_matrix_add/matrix_add_lesson.hpp"
+
+#include "common/array_runs.hpp"
+#include "common/random.hpp"
+#include "matrix_add/matrix_add.hpp"
+
+namespace gpulab {
+
+namespace {
+
+namespace ma = matrix_add;
+
+// One float rounding per element, as in vector add.
+constexpr Tolerance kTolerance{1.2e-7, 0};
+
+using Span = std::span<const float>;
+using MatrixFunction = void (*)(Span, Span, std::span<float>, std::size_t rows, std::size_t cols);
+using MatrixLauncher = void (*)(Span, Span, std::span<float>, std::size_t rows, std::size_t cols, int threads);
+
+RunFactory cpu(const char* name, MatrixFunction fn) {
+  return cpu_array_run(name, kTolerance, [fn](const Inputs& in, std::span<float> out, const Shape& shape, int) {
+    fn(in[0], in[1], out, shape[0], shape[1]);
+  });
+}
+
+ArrayFunction matrix(MatrixLauncher f) {
+  if (f == nullptr) return {};
+  return [f](const Inputs& in, std::span<float> out, const Shape& shape, int block) {
+    f(in[0], in[1], out, shape[0], shape[1], block);
+  };
+}
+
+// Square matrices: n is the side.
+Problem problem_of(std::int64_t n) { return {n, {{"rows", n}, {"cols", n}}}; }
+
+Counts counts_of(const Problem& p) {
+  const double elements = static_cast<double>(p.n) * static_cast<double>(p.n);
+  return {elements, 12 * elements, 8 * elements, 4 * elements};
+}
+
+Footprint footprint_of(const Problem& p) {
+  const double elements = static_cast<double>(p.n) * static_cast<double>(p.n);
+  return {28 * elements, 12 * elements};  // as vector add, per element
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  auto in = std::make_unique<ArrayInstance>();
+  const auto side = static_cast<std::size_t>(p.n);
+  in->topic = "matrix_add";
+  in->input_names = {"A", "B"};
+  in->shape = {side, side};
+  in->inputs.assign(2, std::vector<float>(side * side));
+  in->expected.resize(side * side);
+  fill_uniform(in->inputs[0], seed, 0, -1.0f, 1.0f);
+  fill_uniform(in->inputs[1], seed, 1, -1.0f, 1.0f);
+  const auto& a = in->inputs[0];
+  const auto& b = in->inputs[1];
+  fill_expected(*in, [&](std::size_t i) { return static_cast<double>(a[i]) + static_cast<double>(b[i]); });
+  return in;
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "03";
+  l.name = "matrix_add";
+  l.title = "Matrix add";
+  l.summary = "C = A + B on a 2-D grid: dim3, rows and columns, and why the mapping of threads matters";
+  l.text_file = "docs/lessons/03-matrix-add.md";
+  l.source_file = "kernels/matrix_add/matrix_add.cu";
+  l.size_help = "rows = columns of the square matrices";
+  l.default_n = 1024;
+  l.max_n = 65535;
+  for (int p = 5; p <= 14; ++p) l.sweep.push_back(std::int64_t{1} << p);  // 32 ... 16384
+  // One element, sides under and over a warp's 32 and a block's width, and no multiple of either.
+  l.test_sizes = {1, 31, 33, 100, 1000, 1025};
+  l.problem = problem_of;
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+  l.variants = {
+      {"cpu_row_order",
+       "One CPU thread, inner loop along a row (consecutive addresses)",
+       {{Backend::cpu, cpu("cpu_row_order", ma::cpu_row_order)}}},
+      {"cpu_column_order",
+       "One CPU thread, inner loop down a column (a row apart)",
+       {{Backend::cpu, cpu("cpu_column_order", ma::cpu_column_order)}}},
+      {"cpu_threads",
+       "Every CPU core (OpenMP), rows split, each in row order",
+       {{Backend::cpu, cpu("cpu_threads", ma::cpu_threads)}}},
+      {"coalesced", "2-D grid; consecutive threads take consecutive columns",
+       kernel_backends("coalesced", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::matrix_add::coalesced)),
+                       matrix(emulated::matrix_add::coalesced))},
+      {"transposed", "2-D grid turned around; consecutive threads take consecutive rows",
+       kernel_backends("transposed", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::matrix_add::transposed)),
+                       matrix(emulated::matrix_add::transposed))},
+  };
+  return l;
+}
+
+}  // namespace
+
+const Lesson& matrix_add_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
