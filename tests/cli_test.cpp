@@ -126,6 +126,37 @@ TEST_CASE("an emulated-only build refuses the GPU backend and names the emulated
 }
 #endif
 
+TEST_CASE("lesson 02 prints the thread map of a small launch", "[cli]") {
+  const auto r =
+      run_command(executable("lesson02_thread_hierarchy") + " --thread-map --n 40 --block 16 --backend emulated");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("<<<3, 16>>>") && Contains("48 threads launched, 8 of them past the end"));
+}
+
+TEST_CASE("a block-size sweep runs each kernel at each size, with its occupancy", "[cli]") {
+  const auto r = run_command(executable("lesson02_thread_hierarchy") +
+                             " --n 5000 --backend emulated --variant blocks_1d --blocks 32,1024 --json /dev/null");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("occupancy") && Contains("  32  ") && Contains("1024"));
+}
+
+TEST_CASE("thread maps and block sweeps refuse what they cannot do", "[cli]") {
+  using Row = std::tuple<std::string, std::string, std::string>;
+  const auto [program, args, message] = GENERATE(table<std::string, std::string, std::string>({
+      Row{"lesson01_vector_add", "--thread-map --n 10", "has no thread map"},
+      Row{"lesson02_thread_hierarchy", "--thread-map --n 5000 --backend emulated", "one small size"},
+      Row{"lesson02_thread_hierarchy", "--blocks 32,0", "--block 0 is out of range"},
+      Row{"lesson02_thread_hierarchy", "--blocks 32 --block 64", "excludes"},
+  }));
+  CAPTURE(program, args);
+  const auto r = run_command(executable(program) + " " + args);
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains(message));
+}
+
 TEST_CASE("an unknown variant's message lists the valid ones", "[cli]") {
   const auto r = run_command(lesson01 + " --variant nope");
   CHECK(r.exit_code == 2);

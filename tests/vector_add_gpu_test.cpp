@@ -85,7 +85,7 @@ TEST_CASE("the float4 kernel handles spans that are not 16-byte aligned and empt
   CHECK(r.passed);
 
   std::span<float> none;
-  CHECK_NOTHROW(gpu::vector_add::single_block(none, none, none));
+  CHECK_NOTHROW(gpu::vector_add::single_block(none, none, none, 256));
   CHECK_NOTHROW(gpu::vector_add::blocks(none, none, none, 256));
   CHECK_NOTHROW(gpu::vector_add::grid_stride(none, none, none, 256));
   CHECK_NOTHROW(gpu::vector_add::grid_stride_float4(none, none, none, 256));

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
 
 namespace gpulab::gpu {
@@ -31,6 +32,15 @@ void launch(const char* kernel_name, const char* file, int line, const LaunchCon
   check_launch(kernel_name, config, file, line);
 }
 // [/snippet]
+
+// Theoretical occupancy: the fraction of a multiprocessor's thread slots that blocks of this size
+// can fill at once, given the kernel's registers and shared memory (CUDA's occupancy calculator).
+template <typename... Params>
+double occupancy(void (*kernel)(Params...), int block, std::size_t shared_bytes = 0) {
+  int blocks = 0;
+  GPULAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, shared_bytes));
+  return static_cast<double>(blocks) * block / device().max_threads_per_multiprocessor;
+}
 
 // Dynamic shared memory (the launch's shared_bytes): CUDA's `extern __shared__` array.
 template <typename T>

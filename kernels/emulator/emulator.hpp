@@ -10,6 +10,7 @@
 // Not modelled: tensor cores, the libraries (cuBLAS, cuDNN, cuFFT, NCCL), streams running
 // concurrently, and timing — emulated times are CPU times.
 #include <math.h>  // expf, fmaf, sqrtf, ... in the global namespace, as kernels call them
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -107,6 +108,16 @@ void launch(const char* kernel_name, const char* file, int line, const LaunchCon
   // each thread then gets its own copy.
   const std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   run_grid(kernel_name, file, line, config, [&] { std::apply(kernel, params); });
+}
+
+// Theoretical occupancy as a Hopper GPU limits it by threads (2048 per multiprocessor), blocks
+// (32 per multiprocessor) and shared memory; registers are not modelled, so a GPU may report less.
+template <typename... Params>
+double occupancy(void (*)(Params...), int block, std::size_t shared_bytes = 0) {
+  const DeviceInfo& d = device();
+  int blocks = std::min(d.max_threads_per_multiprocessor / std::max(block, 1), 32);
+  if (shared_bytes > 0) blocks = std::min(blocks, static_cast<int>((228 * 1024) / shared_bytes));
+  return static_cast<double>(blocks) * block / d.max_threads_per_multiprocessor;
 }
 
 // Dynamic shared memory (the launch's shared_bytes), the emulator's `extern __shared__` array.

@@ -3,10 +3,7 @@
 
 #include <span>
 
-#include <fmt/format.h>
-
 #include "common/array_runs.hpp"
-#include "common/cuda_error.hpp"
 #include "common/random.hpp"
 #include "vector_add/vector_add.hpp"
 
@@ -25,33 +22,6 @@ using Span = std::span<const float>;
 RunFactory cpu(const char* name, void (*fn)(Span, Span, std::span<float>)) {
   return cpu_array_run(name, kTolerance,
                        [fn](const Inputs& in, std::span<float> out, const Shape&, int) { fn(in[0], in[1], out); });
-}
-
-// One block of n threads. Past the device's limit the launch is tried anyway, so the learner
-// sees CUDA's own answer (the emulator gives the same), and the run is reported as skipped with
-// the explanation.
-template <typename Target>
-RunFactory single_block_run(void (*launcher)(Span, Span, std::span<float>)) {
-  return factory<ArrayInstance>([launcher](const ArrayInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    const std::size_t n = in.output_size();
-    const auto threads = static_cast<int>(std::min<std::size_t>(n, 1u << 30));
-    auto run = std::make_unique<KernelArrayRun<Target>>(
-        in, "single_block", kTolerance, threads,
-        [launcher](const Inputs& x, std::span<float> out, const Shape&, int) { launcher(x[0], x[1], out); });
-    const int limit = Target::device().max_threads_per_block;
-    if (n > static_cast<std::size_t>(limit)) {
-      try {
-        run->upload();
-        run->compute();
-      } catch (const CudaError& e) {
-        throw NotApplicable(
-            fmt::format("a block holds at most {} threads on this GPU, so <<<1, {}>>> cannot launch. CUDA said: {}. "
-                        "Variant 'blocks' spreads the elements over many blocks.",
-                        limit, n, e.cuda_message()));
-      }
-    }
-    return run;
-  });
 }
 
 Problem problem_of(std::int64_t n) { return {n, {{"n", n}}}; }
@@ -103,17 +73,15 @@ Lesson make_lesson() {
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
   // Each kernel runs on the GPU and emulated on the CPU, from the same source.
-  std::vector<std::pair<Backend, RunFactory>> single_block;
-#if GPULAB_HAVE_CUDA
-  single_block.emplace_back(Backend::gpu, single_block_run<GpuTarget>(gpu::vector_add::single_block));
-#endif
-  single_block.emplace_back(Backend::emulated, single_block_run<EmulatedTarget>(emulated::vector_add::single_block));
   l.variants = {
       {"cpu_loop", "One CPU thread, a plain loop", {{Backend::cpu, cpu("cpu_loop", va::cpu_loop)}}},
       {"cpu_threads",
        "Every CPU core (OpenMP), each loop vectorised",
        {{Backend::cpu, cpu("cpu_threads", va::cpu_threads)}}},
-      {"single_block", "One block of n threads: fails past the max threads per block", single_block, 1024},
+      {"single_block", "One block of n threads: fails past the max threads per block",
+       one_block_backends("single_block", kTolerance, binary(GPULAB_GPU_LAUNCHER(gpu::vector_add::single_block)),
+                          binary(emulated::vector_add::single_block), "blocks"),
+       1024},
       {"blocks", "One thread per element over ceil(n / block) blocks, bounds guard",
        kernel_backends("blocks", kTolerance, binary(GPULAB_GPU_LAUNCHER(gpu::vector_add::blocks)),
                        binary(emulated::vector_add::blocks))},

@@ -21,12 +21,27 @@ RunFactory cpu_array_run(const std::string& name, Tolerance tolerance, ArrayFunc
 
 std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
                                                             [[maybe_unused]] const ArrayFunction& gpu,
-                                                            const ArrayFunction& emulated) {
+                                                            const ArrayFunction& emulated,
+                                                            [[maybe_unused]] const OccupancyFunction& gpu_occupancy,
+                                                            const OccupancyFunction& emulated_occupancy) {
   std::vector<std::pair<Backend, RunFactory>> backends;
 #if GPULAB_HAVE_CUDA
-  if (gpu) backends.emplace_back(Backend::gpu, kernel_array_run<GpuTarget>(name, tolerance, gpu));
+  if (gpu) backends.emplace_back(Backend::gpu, kernel_array_run<GpuTarget>(name, tolerance, gpu, gpu_occupancy));
 #endif
-  backends.emplace_back(Backend::emulated, kernel_array_run<EmulatedTarget>(name, tolerance, emulated));
+  backends.emplace_back(Backend::emulated,
+                        kernel_array_run<EmulatedTarget>(name, tolerance, emulated, emulated_occupancy));
+  return backends;
+}
+
+std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string& name, Tolerance tolerance,
+                                                               [[maybe_unused]] const ArrayFunction& gpu,
+                                                               const ArrayFunction& emulated,
+                                                               const std::string& instead) {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  if (gpu) backends.emplace_back(Backend::gpu, one_block_run<GpuTarget>(name, tolerance, gpu, instead));
+#endif
+  backends.emplace_back(Backend::emulated, one_block_run<EmulatedTarget>(name, tolerance, emulated, instead));
   return backends;
 }
 

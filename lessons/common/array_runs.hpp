@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cuda_error.hpp"
 #include "common/lesson.hpp"
 #include "common/targets.hpp"
 
@@ -57,17 +58,21 @@ class CpuArrayRun : public Run {
   std::vector<float> out_;
 };
 
+using OccupancyFunction = std::function<double(int block)>;
+
 // A kernel on the GPU or emulated (Target): host copies of the inputs, filled once outside any
 // timer; device buffers; the function under test.
 template <typename Target>
 class KernelArrayRun : public Run {
  public:
-  KernelArrayRun(const ArrayInstance& in, std::string name, Tolerance tolerance, int block, ArrayFunction fn)
+  KernelArrayRun(const ArrayInstance& in, std::string name, Tolerance tolerance, int block, ArrayFunction fn,
+                 OccupancyFunction occupancy = {})
       : in_(in),
         name_(std::move(name)),
         tolerance_(tolerance),
         block_(block),
         fn_(std::move(fn)),
+        occupancy_(std::move(occupancy)),
         host_out_(in.output_size(), "output (host)"),
         out_(in.output_size(), "out") {
     for (std::size_t i = 0; i < in.inputs.size(); ++i) {
@@ -97,6 +102,9 @@ class KernelArrayRun : public Run {
                    in_.topic + " " + name_ + " (" + std::string(to_string(Target::backend)) + ")");
   }
   int block() const override { return block_; }
+  std::optional<double> occupancy() const override {
+    return occupancy_ ? std::optional<double>(occupancy_(block_)) : std::nullopt;
+  }
 
  private:
   const ArrayInstance& in_;
@@ -104,6 +112,7 @@ class KernelArrayRun : public Run {
   Tolerance tolerance_;
   int block_;
   ArrayFunction fn_;
+  OccupancyFunction occupancy_;
   std::vector<typename Target::template HostBuffer<float>> host_in_;
   std::vector<typename Target::template DeviceBuffer<float>> device_in_;
   typename Target::template HostBuffer<float> host_out_;
@@ -113,16 +122,47 @@ class KernelArrayRun : public Run {
 RunFactory cpu_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn);
 
 template <typename Target>
-RunFactory kernel_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn) {
+RunFactory kernel_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn,
+                            OccupancyFunction occupancy = {}) {
   return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-    return std::make_unique<KernelArrayRun<Target>>(in, name, tolerance, options.block, fn);
+    return std::make_unique<KernelArrayRun<Target>>(in, name, tolerance, options.block, fn, occupancy);
+  });
+}
+
+// One block of n threads (<<<1, n>>>). Past the device's limit the launch is tried anyway, so the
+// learner sees CUDA's own answer (the emulator gives the same), and the run is skipped with the
+// explanation and the variant that does it right.
+template <typename Target>
+RunFactory one_block_run(const std::string& name, Tolerance tolerance, ArrayFunction fn, const std::string& instead) {
+  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    const std::size_t n = in.output_size();
+    auto run = std::make_unique<KernelArrayRun<Target>>(in, name, tolerance,
+                                                        static_cast<int>(std::min<std::size_t>(n, 1u << 30)), fn);
+    const int limit = Target::device().max_threads_per_block;
+    if (n > static_cast<std::size_t>(limit)) {
+      try {
+        run->upload();
+        run->compute();
+      } catch (const CudaError& e) {
+        throw NotApplicable("a block holds at most " + std::to_string(limit) + " threads on this GPU, so <<<1, " +
+                            std::to_string(n) + ">>> cannot launch. CUDA said: " + e.cuda_message() + ". Variant '" +
+                            instead + "' spreads the elements over many blocks.");
+      }
+    }
+    return run;
   });
 }
 
 // A kernel variant on the GPU (where the GPU backend is built; `gpu` is empty otherwise) and
 // emulated, from one kernel source.
 std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
-                                                            const ArrayFunction& gpu, const ArrayFunction& emulated);
+                                                            const ArrayFunction& gpu, const ArrayFunction& emulated,
+                                                            const OccupancyFunction& gpu_occupancy = {},
+                                                            const OccupancyFunction& emulated_occupancy = {});
+// The same for a one-block variant (see one_block_run).
+std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string& name, Tolerance tolerance,
+                                                               const ArrayFunction& gpu, const ArrayFunction& emulated,
+                                                               const std::string& instead);
 
 // Fills `expected` from the inputs in parallel: expected[i] = f(i).
 void fill_expected(ArrayInstance& in, const std::function<double(std::size_t)>& f);

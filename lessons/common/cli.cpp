@@ -36,6 +36,8 @@ struct Options {
   std::vector<std::int64_t> sizes;
   bool sweep = false;
   std::optional<int> block;
+  std::vector<int> blocks;
+  bool thread_map = false;
   std::vector<std::string> variants{"all"};
   std::vector<std::string> backends{"all"};
   std::optional<int> reps;
@@ -139,6 +141,24 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
   fmt::print(out, "Inputs: seed {} (replay with --seed {})\n\n", seed, seed);
 }
 
+// The thread map of a small launch, on the GPU when one runs, else emulated.
+int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_runs) {
+  if (!lesson.thread_map) {
+    throw UsageError(fmt::format("lesson {} has no thread map (lesson 02 has one)", lesson.id));
+  }
+  const std::int64_t n = selection.sizes.front();
+  if (selection.sizes.size() > 1 || n > 4096) {
+    throw UsageError("--thread-map takes one small size: --n 1 to 4096 (the table has a line per thread)");
+  }
+  const bool emulated_wanted =
+      std::find(selection.backends.begin(), selection.backends.end(), Backend::emulated) != selection.backends.end();
+  const Backend backend = gpu_runs ? Backend::gpu : Backend::emulated;
+  if (!gpu_runs && !emulated_wanted)
+    throw UsageError("--thread-map runs on the GPU or emulated: add --backend emulated");
+  fmt::print("{}", lesson.thread_map(n, selection.options.block, backend));
+  return kExitOk;
+}
+
 int run(const Lesson& lesson, const Options& o, int argc, const char* const* argv) {
   if (o.list) {
     print_list(lesson);
@@ -181,10 +201,16 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   // The block size is a GPU launch parameter: 1 to the device's limit (CUDA's 1024 without one).
   const int block_limit = gpu_runs ? device.max_threads_per_block : 1024;
   selection.options.block = o.block.value_or(256);
-  if (selection.options.block < 1 || selection.options.block > block_limit) {
-    throw UsageError(fmt::format("--block {} is out of range: a block holds 1 to {} threads{}", selection.options.block,
-                                 block_limit, gpu_runs ? " on " + device.name : " (CUDA's limit)"));
+  selection.blocks = o.blocks;
+  std::vector<int> all_blocks = o.blocks;
+  all_blocks.push_back(selection.options.block);
+  for (const int block : all_blocks) {
+    if (block < 1 || block > block_limit) {
+      throw UsageError(fmt::format("--block {} is out of range: a block holds 1 to {} threads{}", block, block_limit,
+                                   gpu_runs ? " on " + device.name : " (CUDA's limit)"));
+    }
   }
+  if (o.thread_map) return print_thread_map(lesson, selection, gpu_runs);
   const std::int64_t largest = *std::max_element(selection.sizes.begin(), selection.sizes.end());
   if (auto problem = memory_problem(lesson, largest, gpu_runs, emulated_runs, host_available_bytes(),
                                     gpu_runs ? device_free_memory() : 0)) {
@@ -217,8 +243,10 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
     fmt::print("{}", format_table(results));
   }
   for (const Result& r : results) {
-    if (!r.message.empty())
-      notes.push_back(fmt::format("{} ({}, n = {}): {}", r.variant, to_string(r.backend), r.problem.n, r.message));
+    if (r.message.empty()) continue;
+    const std::string note =
+        fmt::format("{} ({}, n = {}): {}", r.variant, to_string(r.backend), r.problem.n, r.message);
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);  // once per block sweep
   }
   if (selection.sizes.size() > 1) {
     for (const std::string& line : crossover_summary(results)) notes.push_back(line);
@@ -255,6 +283,11 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
   app.get_option("--n")->excludes(sizes)->excludes(sweep);
   sizes->excludes(sweep);
   app.add_option("--block", o.block, "Threads per block for the GPU variants (default 256)");
+  app.add_option("--blocks", o.blocks, "A block-size sweep: run each kernel with each, e.g. --blocks 32,64,128")
+      ->delimiter(',')
+      ->excludes("--block");
+  app.add_flag("--thread-map", o.thread_map,
+               "Print which block, thread and warp handle each element of a small launch (n <= 4096; lesson 02)");
   app.add_option("--variant", o.variants, "Variant name(s), comma-separated, or all (default)")->delimiter(',');
   app.add_option("--backend", o.backends, "cpu, gpu, emulated, all (default), or a comma-separated list")
       ->delimiter(',');

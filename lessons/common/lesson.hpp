@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -53,6 +54,8 @@ class Run {
   virtual void download() {}   // device -> host copy of the output
   virtual CheckResult check() const = 0;
   virtual int block() const { return 0; }  // threads per block it launches (0: not a GPU launch)
+  // Theoretical occupancy of its kernel at that block size, where the variant reports it.
+  virtual std::optional<double> occupancy() const { return std::nullopt; }
 };
 
 // Thrown by a variant that cannot run this size or configuration; the run is reported as
@@ -97,6 +100,9 @@ struct Lesson {
   std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> make_instance;
   // Optional: inputs at the edges of the arithmetic (±0, huge, NaN, ...) every variant must pass.
   std::function<std::unique_ptr<Instance>(std::uint64_t seed)> edge_instance = {};
+  // Optional: a readable table of which block, thread and warp handled each element of a small
+  // launch (--thread-map), on the GPU or emulated.
+  std::function<std::string(std::int64_t n, int block, Backend backend)> thread_map = {};
   std::vector<Variant> variants;
 };
 

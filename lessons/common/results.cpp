@@ -77,15 +77,23 @@ std::string backend_text(Backend b) { return b == Backend::emulated ? "emulated 
 }  // namespace
 
 std::string format_table(const std::vector<Result>& results) {
-  const std::vector<std::string> head = {"variant",          "backend",     "n",    "block", "kernel",
-                                         "kernel min – max", "H2D",         "D2H",  "total", "GB/s",
-                                         "GFLOP/s",          "% copy peak", "check"};
+  std::vector<std::string> head = {"variant",          "backend",     "n",    "block", "kernel",
+                                   "kernel min – max", "H2D",         "D2H",  "total", "GB/s",
+                                   "GFLOP/s",          "% copy peak", "check"};
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
     rows.push_back({r.variant, backend_text(r.backend), dims_text(r.problem),
                     r.block > 0 ? std::to_string(r.block) : "—", opt_ms(r.kernel), spread(r.kernel), opt_ms(r.h2d),
                     opt_ms(r.d2h), opt_ms(r.total), rate(r.gbps), rate(r.gflops),
                     r.percent_of_peak ? fmt::format("{:.1f} %", *r.percent_of_peak) : "—", check_text(r)});
+  }
+  // The occupancy column only where some variant reports it (lesson 02's block-size sweep).
+  if (std::any_of(results.begin(), results.end(), [](const Result& r) { return r.occupancy.has_value(); })) {
+    head.insert(head.begin() + 4, "occupancy");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& occ = results[i].occupancy;
+      rows[i].insert(rows[i].begin() + 4, occ ? fmt::format("{:.0f} %", 100 * *occ) : "—");
+    }
   }
   // Width in characters, not bytes ("µ" and "–" are two and three bytes in UTF-8).
   auto width = [](const std::string& s) {
@@ -151,6 +159,7 @@ nlohmann::ordered_json record(const Result& r) {
   j["h2d_gbps"] = opt(r.h2d_gbps);
   j["d2h_gbps"] = opt(r.d2h_gbps);
   j["percent_of_copy_peak"] = opt(r.percent_of_peak);
+  j["occupancy"] = opt(r.occupancy);
   // JSON has no infinity: a NaN that slipped into an output is written as null.
   j["rel_error"] = std::isfinite(r.rel_error) ? nlohmann::ordered_json(r.rel_error) : nlohmann::ordered_json(nullptr);
   j["passed"] = r.status == Status::passed;

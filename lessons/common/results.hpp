@@ -34,6 +34,7 @@ struct Result {
   double gbps = 0, gflops = 0;  // from the kernel's median time and the lesson's counts
   std::optional<double> h2d_gbps, d2h_gbps;
   std::optional<double> percent_of_peak;  // kernel GB/s over the measured copy bandwidth
+  std::optional<double> occupancy;        // theoretical occupancy of the kernel, where reported
   double rel_error = 0;
 };
 

@@ -112,31 +112,39 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
       continue;
     }
     for (const auto& [v, backend] : runs) {
-      if (cancelled()) break;
-      Result r = row(*v, backend);
-      RunOptions options = selection.options;
-      if (backend == Backend::emulated) {
-        options.reps = r.reps = selection.emulated_reps.value_or(options.reps);
-        options.warmup = r.warmup = selection.emulated_warmup.value_or(options.warmup);
+      // The CPU takes no block size; kernels run once per block size of a sweep.
+      std::vector<int> blocks = selection.blocks;
+      if (blocks.empty() || backend == Backend::cpu) blocks = {selection.options.block};
+      for (const int block : blocks) {
+        if (cancelled()) break;
+        Result r = row(*v, backend);
+        RunOptions options = selection.options;
+        options.block = block;
+        if (backend == Backend::emulated) {
+          options.reps = r.reps = selection.emulated_reps.value_or(options.reps);
+          options.warmup = r.warmup = selection.emulated_warmup.value_or(options.warmup);
+        }
+        try {
+          const auto& make = std::find_if(v->backends.begin(), v->backends.end(), [b = backend](auto& p) {
+                               return p.first == b;
+                             })->second;
+          std::unique_ptr<Run> run = make(*instance, options);
+          r.block = run->block();
+          r.occupancy = run->occupancy();
+          fill_from(r, measure(*run, backend, options, callbacks.cancelled),
+                    v->counts ? v->counts(problem) : lesson_counts);
+        } catch (const NotApplicable& e) {
+          r.status = Status::skipped;
+          r.message = e.what();
+        } catch (const std::bad_alloc&) {
+          r.status = Status::error;
+          r.message = fmt::format("out of host memory at n = {}", n);
+        } catch (const std::exception& e) {
+          r.status = Status::error;
+          r.message = e.what();
+        }
+        publish(std::move(r));
       }
-      try {
-        const auto& make = std::find_if(v->backends.begin(), v->backends.end(), [b = backend](auto& p) {
-                             return p.first == b;
-                           })->second;
-        std::unique_ptr<Run> run = make(*instance, options);
-        r.block = run->block();
-        fill_from(r, measure(*run, backend, options, callbacks.cancelled), v->counts ? v->counts(problem) : lesson_counts);
-      } catch (const NotApplicable& e) {
-        r.status = Status::skipped;
-        r.message = e.what();
-      } catch (const std::bad_alloc&) {
-        r.status = Status::error;
-        r.message = fmt::format("out of host memory at n = {}", n);
-      } catch (const std::exception& e) {
-        r.status = Status::error;
-        r.message = e.what();
-      }
-      publish(std::move(r));
     }
   }
   return results;

@@ -17,6 +17,8 @@ struct Selection {
   std::vector<std::string> variants;  // names; empty means all
   std::vector<Backend> backends;
   RunOptions options;
+  // Block sizes to run every kernel variant with (a block-size sweep); empty: options.block.
+  std::vector<int> blocks;
   // Emulation is slow and its times are CPU times: the executables run fewer repetitions there
   // unless asked for more.
   std::optional<int> emulated_reps, emulated_warmup;
