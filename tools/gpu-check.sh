@@ -39,6 +39,14 @@ grep -E "ERROR SUMMARY" "$out/memcheck.log" | sort | uniq -c
 echo "== benchmarks =="
 "$bin/lesson01_vector_add" --n 268435456 --backend gpu,cpu --json "$out/lesson01-n28.json" \
   > "$out/lesson01-n28.txt" 2>&1 || status=1
+"$bin/lesson02_thread_hierarchy" --n 268435456 --backend gpu,cpu --json "$out/lesson02-n28.json" \
+  > "$out/lesson02-n28.txt" 2>&1 || status=1
+"$bin/lesson02_thread_hierarchy" --n 268435456 --backend gpu --variant blocks_1d --blocks 32,64,128,256,512,1024 \
+  --json "$out/lesson02-blocks.json" > "$out/lesson02-blocks.txt" 2>&1 || status=1
+"$bin/lesson03_matrix_add" --n 16384 --backend gpu --json "$out/lesson03-n16384.json" \
+  > "$out/lesson03-n16384.txt" 2>&1 || status=1
+"$bin/lesson03_matrix_add" --n 4096 --backend cpu --reps 10 --json "$out/lesson03-cpu-n4096.json" \
+  > "$out/lesson03-cpu-n4096.txt" 2>&1 || status=1
 "$bin/lesson04_sigmoid" --n 268435456 --backend gpu,cpu --json "$out/lesson04-n28.json" \
   > "$out/lesson04-n28.txt" 2>&1 || status=1
 if [[ "${GPU_CHECK_SWEEP:-1}" == 1 ]]; then
