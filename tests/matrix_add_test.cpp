@@ -11,10 +11,11 @@ using namespace gpulab;
 
 TEST_CASE("both thread mappings add rectangular matrices, wide and tall", "[matrix_add][emu]") {
   using Shape = std::pair<std::size_t, std::size_t>;
-  const auto [rows, cols] = GENERATE(Shape{1, 1000}, Shape{1000, 1}, Shape{17, 333}, Shape{333, 17}, Shape{64, 65});
-  const bool transposed = GENERATE(false, true);
+  const auto [rows, cols] =
+      GENERATE(Shape{1, 1000}, Shape{1000, 1}, Shape{17, 333}, Shape{333, 17}, Shape{64, 65}, Shape{3, 7}, Shape{5, 8});
+  const int mapping = GENERATE(0, 1, 2);  // coalesced, coalesced_float4, transposed
   const int threads = GENERATE(32, 256, 1000);
-  CAPTURE(rows, cols, transposed, threads);
+  CAPTURE(rows, cols, mapping, threads);
   std::vector<float> a(rows * cols), b(rows * cols), c(rows * cols);
   fill_uniform(a, 5, 0, -1, 1);
   fill_uniform(b, 5, 1, -1, 1);
@@ -24,11 +25,10 @@ TEST_CASE("both thread mappings add rectangular matrices, wide and tall", "[matr
   da.copy_from(a);
   db.copy_from(b);
   dc.fill_bytes(kPoisonByte);
-  if (transposed) {
-    emulated::matrix_add::transposed(da.span(), db.span(), dc.span(), rows, cols, threads);
-  } else {
-    emulated::matrix_add::coalesced(da.span(), db.span(), dc.span(), rows, cols, threads);
-  }
+  const auto launch = mapping == 0   ? emulated::matrix_add::coalesced
+                      : mapping == 1 ? emulated::matrix_add::coalesced_float4
+                                     : emulated::matrix_add::transposed;
+  launch(da.span(), db.span(), dc.span(), rows, cols, threads);
   dc.copy_to(c);
   const CheckResult r = compare(c, expected, {1.2e-7, 0}, "matrix_add");
   INFO(r.message);

@@ -1,6 +1,7 @@
 // Matrix add on a 2-D grid, C = A + B, rows x cols matrices stored row by row.
 //
 //   add_coalesced    threadIdx.x runs along a row: a warp reads 128 contiguous bytes
+//   add_coalesced_float4  the same, four columns per thread with 16-byte accesses
 //   add_transposed   threadIdx.x runs down a column: a warp's 32 reads are a row apart
 //
 // Run them: lesson03_matrix_add --variant all --n 4096
@@ -27,6 +28,26 @@ __global__ void add_coalesced(const float* a, const float* b, float* c, std::siz
   if (row < rows && col < cols) {
     const std::size_t i = row * cols + col;
     c[i] = a[i] + b[i];
+  }
+}
+// [/snippet]
+
+// [snippet:add_coalesced_float4]
+// What it adds over add_coalesced: each thread adds four neighbouring columns, with one 16-byte
+// load from each matrix and one 16-byte store where the four are 16-byte aligned (every row, when
+// the width is a multiple of 4), and one by one otherwise. A warp moves 512 bytes per memory
+// instruction instead of 128, and more bytes are in flight.
+__global__ void add_coalesced_float4(const float* a, const float* b, float* c, std::size_t rows, std::size_t cols) {
+  const std::size_t col = 4 * (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x);
+  const std::size_t row = std::size_t{blockIdx.y} * blockDim.y + threadIdx.y;
+  if (row >= rows || col >= cols) return;
+  const std::size_t i = row * cols + col;
+  if (col + 4 <= cols && i % 4 == 0) {
+    const float4 x = *reinterpret_cast<const float4*>(a + i);
+    const float4 y = *reinterpret_cast<const float4*>(b + i);
+    *reinterpret_cast<float4*>(c + i) = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  } else {
+    for (std::size_t k = 0; k < 4 && col + k < cols; ++k) c[i + k] = a[i + k] + b[i + k];
   }
 }
 // [/snippet]
@@ -76,6 +97,19 @@ void coalesced(std::span<const float> a, std::span<const float> b, std::span<flo
   const dim3 block = block_shape(threads);
   const dim3 grid(blocks_for(cols, block.x), blocks_for(rows, block.y));  // x covers columns, y rows
   GPULAB_LAUNCH(add_coalesced, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
+}
+
+void coalesced_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                      std::size_t cols, int threads) {
+  check_sizes(a, b, c, rows, cols);
+  if (c.empty()) return;
+  if (!aligned16(a.data(), b.data(), c.data())) {
+    coalesced(a, b, c, rows, cols, threads);  // float4 needs 16-byte aligned matrices
+    return;
+  }
+  const dim3 block = block_shape(threads);
+  const dim3 grid(blocks_for((cols + 3) / 4, block.x), blocks_for(rows, block.y));  // a thread per 4 columns
+  GPULAB_LAUNCH(add_coalesced_float4, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
 }
 
 void transposed(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
