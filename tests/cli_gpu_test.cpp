@@ -23,6 +23,8 @@ TEST_CASE("a default run checks every variant on the CPU and the GPU and exits 0
   INFO(r.output);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.output, Contains("grid_stride_float4") && Contains("Measured copy bandwidth") && Contains("gpu"));
+  CHECK_THAT(r.output, Contains("Limits (from the device's properties): " +
+                                std::to_string(gpulab::device_info().max_threads_per_block) + " threads per block"));
   CHECK_FALSE(Catch::Matchers::Contains("FAILED").match(r.output));
 }
 

@@ -115,6 +115,7 @@ TEST_CASE("the emulated backend runs the GPU kernels on the CPU, checked and lab
     CHECK_THAT(r.output, Contains(v));
   }
   CHECK_THAT(r.output, Contains("emulated (CPU)") && Contains("passed") && Contains("CPU emulation"));
+  CHECK_THAT(r.output, Contains("1024 threads per block, blocks up to 1024 x 1024 x 64"));
   CHECK_FALSE(Catch::Matchers::Contains("FAILED").match(r.output));
 }
 

@@ -118,6 +118,17 @@ void check_json_path(const std::string& path) {
   std::remove(tmp.c_str());
 }
 
+// "1024 threads per block, blocks up to 1024 x 1024 x 64, grids up to 2147483647 x 65535 x 65535,
+// 48 KB shared memory per block, 2048 threads per multiprocessor, warps of 32"
+std::string limits_text(const DeviceInfo& d) {
+  return fmt::format(
+      "{} threads per block, blocks up to {} x {} x {}, grids up to {} x {} x {}, {} KB shared memory per block, {} "
+      "threads per multiprocessor, warps of {}",
+      d.max_threads_per_block, d.max_block_dim[0], d.max_block_dim[1], d.max_block_dim[2], d.max_grid_dim[0],
+      d.max_grid_dim[1], d.max_grid_dim[2], d.shared_memory_per_block / 1024, d.max_threads_per_multiprocessor,
+      d.warp_size);
+}
+
 void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device, bool gpu_runs, bool emulated_runs,
                   std::uint64_t seed) {
   fmt::print(out, "GPU Lab {} — lesson {}: {}\n", version(), lesson.id, lesson.title);
@@ -125,6 +136,7 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
     fmt::print(out, "GPU: {} (compute capability {}, {} SMs, {} memory), driver {}, runtime {}\n", device.name,
                device.compute_capability(), device.multiprocessors,
                format_bytes(static_cast<double>(device.total_memory)), device.driver_string(), device.runtime_string());
+    fmt::print(out, "Limits (from the device's properties): {}\n", limits_text(device));
     if (gpu_runs) {
       if (const auto peaks = measured_peaks()) {
         fmt::print(out, "Measured copy bandwidth (device to device, {}): {:.0f} GB/s\n",
@@ -137,6 +149,7 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
   if (emulated_runs) {
     fmt::print(out, "Emulated: {}, checked mode on; rows marked 'emulated (CPU)' are CPU times, not GPU times\n",
                emulated::device().name);
+    if (!device.available) fmt::print(out, "Emulated limits: {}\n", limits_text(emulated::device()));
   }
   fmt::print(out, "Inputs: seed {} (replay with --seed {})\n\n", seed, seed);
 }
