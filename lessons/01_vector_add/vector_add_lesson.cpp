@@ -4,7 +4,6 @@
 #include <span>
 
 #include "common/array_runs.hpp"
-#include "common/random.hpp"
 #include "vector_add/vector_add.hpp"
 
 namespace gpulab {
@@ -24,8 +23,6 @@ RunFactory cpu(const char* name, void (*fn)(Span, Span, std::span<float>)) {
                        [fn](const Inputs& in, std::span<float> out, const Shape&, int) { fn(in[0], in[1], out); });
 }
 
-Problem problem_of(std::int64_t n) { return {n, {{"n", n}}}; }
-
 Counts counts_of(const Problem& p) {
   const auto n = static_cast<double>(p.n);
   // Each element: read a[i] and b[i], write c[i] (12 bytes) and one add.
@@ -40,14 +37,7 @@ Footprint footprint_of(const Problem& p) {
 }
 
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
-  auto in = std::make_unique<ArrayInstance>();
-  const auto n = static_cast<std::size_t>(p.n);
-  in->topic = "vector_add";
-  in->input_names = {"a", "b"};
-  in->inputs.assign(2, std::vector<float>(n));
-  in->expected.resize(n);
-  fill_uniform(in->inputs[0], seed, 0, -1.0f, 1.0f);
-  fill_uniform(in->inputs[1], seed, 1, -1.0f, 1.0f);
+  auto in = random_inputs("vector_add", {"a", "b"}, static_cast<std::size_t>(p.n), seed, -1.0f, 1.0f);
   const auto& a = in->inputs[0];
   const auto& b = in->inputs[1];
   fill_expected(*in, [&](std::size_t i) { return static_cast<double>(a[i]) + static_cast<double>(b[i]); });
@@ -63,12 +53,7 @@ Lesson make_lesson() {
   l.text_file = "docs/lessons/01-vector-add.md";
   l.source_file = "kernels/vector_add/vector_add.cu";
   l.size_help = "elements per vector";
-  l.default_n = 1 << 20;
-  l.max_n = std::int64_t{1} << 36;
-  for (int p = 10; p <= 28; p += 2) l.sweep.push_back(std::int64_t{1} << p);
-  // One element, under and over a warp, around a block of 1024, and a large odd size.
-  l.test_sizes = {1, 31, 32, 1000, 1023, 1025, (1 << 20) + 3};
-  l.problem = problem_of;
+  use_array_sizes(l);
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "common/array_runs.hpp"
-#include "common/random.hpp"
 
 namespace gpulab {
 
@@ -19,8 +18,6 @@ void cpu_loop(const Inputs& in, std::span<float> out, const Shape&, int) {
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0f * in[0][i] + 1.0f;
 }
 
-Problem problem_of(std::int64_t n) { return {n, {{"n", n}}}; }
-
 // Per element: read x, write y (8 bytes); a multiply and an add.
 Counts counts_of(const Problem& p) {
   const auto n = static_cast<double>(p.n);
@@ -33,12 +30,7 @@ Footprint footprint_of(const Problem& p) {
 }
 
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
-  auto in = std::make_unique<ArrayInstance>();
-  in->topic = "thread_hierarchy";
-  in->input_names = {"x"};
-  in->inputs.assign(1, std::vector<float>(static_cast<std::size_t>(p.n)));
-  in->expected.resize(static_cast<std::size_t>(p.n));
-  fill_uniform(in->inputs[0], seed, 0, -1.0f, 1.0f);
+  auto in = random_inputs("thread_hierarchy", {"x"}, static_cast<std::size_t>(p.n), seed, -1.0f, 1.0f);
   const auto& x = in->inputs[0];
   fill_expected(*in, [&](std::size_t i) { return 2.0 * x[i] + 1.0; });
   return in;
@@ -81,11 +73,9 @@ Lesson make_lesson() {
   l.text_file = "docs/lessons/02-thread-hierarchy.md";
   l.source_file = "kernels/thread_hierarchy/thread_hierarchy.cu";
   l.size_help = "elements";
-  l.default_n = 500000;
-  l.max_n = std::int64_t{1} << 36;
-  for (int p = 10; p <= 28; p += 2) l.sweep.push_back(std::int64_t{1} << p);
-  l.test_sizes = {1, 31, 32, 1000, 1023, 1025, 500000, (1 << 20) + 3};
-  l.problem = problem_of;
+  use_array_sizes(l);
+  l.default_n = 500000;  // the <<<1, 500000>>> that fails, by default
+  l.test_sizes.push_back(500000);
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;

@@ -2,7 +2,6 @@
 #include "03_matrix_add/matrix_add_lesson.hpp"
 
 #include "common/array_runs.hpp"
-#include "common/random.hpp"
 #include "matrix_add/matrix_add.hpp"
 
 namespace gpulab {
@@ -45,15 +44,9 @@ Footprint footprint_of(const Problem& p) {
 }
 
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
-  auto in = std::make_unique<ArrayInstance>();
   const auto side = static_cast<std::size_t>(p.n);
-  in->topic = "matrix_add";
-  in->input_names = {"A", "B"};
+  auto in = random_inputs("matrix_add", {"A", "B"}, side * side, seed, -1.0f, 1.0f);
   in->shape = {side, side};
-  in->inputs.assign(2, std::vector<float>(side * side));
-  in->expected.resize(side * side);
-  fill_uniform(in->inputs[0], seed, 0, -1.0f, 1.0f);
-  fill_uniform(in->inputs[1], seed, 1, -1.0f, 1.0f);
   const auto& a = in->inputs[0];
   const auto& b = in->inputs[1];
   fill_expected(*in, [&](std::size_t i) { return static_cast<double>(a[i]) + static_cast<double>(b[i]); });

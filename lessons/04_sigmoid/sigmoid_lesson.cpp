@@ -38,8 +38,6 @@ std::unique_ptr<ArrayInstance> instance_of(std::vector<float> x) {
   return in;
 }
 
-Problem problem_of(std::int64_t n) { return {n, {{"n", n}}}; }
-
 // Per element: read x, write y (8 bytes); negate, exp, add, divide (4 operations, exp as one).
 Counts counts_of(const Problem& p) {
   const auto n = static_cast<double>(p.n);
@@ -104,11 +102,7 @@ Lesson make_lesson() {
   l.text_file = "docs/lessons/04-sigmoid.md";
   l.source_file = "kernels/sigmoid/sigmoid.cu";
   l.size_help = "elements";
-  l.default_n = 1 << 20;
-  l.max_n = std::int64_t{1} << 36;
-  for (int p = 10; p <= 28; p += 2) l.sweep.push_back(std::int64_t{1} << p);
-  l.test_sizes = {1, 31, 32, 1000, 1023, 1025, (1 << 20) + 3};
-  l.problem = problem_of;
+  use_array_sizes(l);
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;

@@ -1,5 +1,7 @@
 #include "common/array_runs.hpp"
 
+#include "common/random.hpp"
+
 namespace gpulab {
 
 CpuArrayRun::CpuArrayRun(const ArrayInstance& in, std::string name, Tolerance tolerance, ArrayFunction fn)
@@ -43,6 +45,26 @@ std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string
 #endif
   backends.emplace_back(Backend::emulated, one_block_run<EmulatedTarget>(name, tolerance, emulated, instead));
   return backends;
+}
+
+std::unique_ptr<ArrayInstance> random_inputs(const std::string& topic, const std::vector<std::string>& names,
+                                             std::size_t count, std::uint64_t seed, float lo, float hi) {
+  auto in = std::make_unique<ArrayInstance>();
+  in->topic = topic;
+  in->input_names = names;
+  in->inputs.assign(names.size(), std::vector<float>(count));
+  for (std::size_t k = 0; k < names.size(); ++k) fill_uniform(in->inputs[k], seed, k, lo, hi);
+  in->expected.resize(count);
+  return in;
+}
+
+void use_array_sizes(Lesson& lesson) {
+  lesson.default_n = 1 << 20;
+  lesson.max_n = std::int64_t{1} << 36;
+  lesson.sweep.clear();
+  for (int p = 10; p <= 28; p += 2) lesson.sweep.push_back(std::int64_t{1} << p);
+  lesson.test_sizes = {1, 31, 32, 1000, 1023, 1025, (1 << 20) + 3};
+  lesson.problem = [](std::int64_t n) { return Problem{n, {{"n", n}}}; };
 }
 
 void fill_expected(ArrayInstance& in, const std::function<double(std::size_t)>& f) {

@@ -164,6 +164,16 @@ std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string
                                                                const ArrayFunction& gpu, const ArrayFunction& emulated,
                                                                const std::string& instead);
 
+// An instance with one input array per name, `count` elements each, uniform in [lo, hi] from the
+// seed (input k from stream k), and room for the reference.
+std::unique_ptr<ArrayInstance> random_inputs(const std::string& topic, const std::vector<std::string>& names,
+                                             std::size_t count, std::uint64_t seed, float lo, float hi);
+
+// The sizes of a lesson over 1-D arrays of n elements: default 2^20, sweep 2^10 ... 2^28, tests at
+// 1, 31, 32, 1000, 1023, 1025 and 2^20 + 3 (one element, under and over a warp, around a block of
+// 1024, and a large odd size).
+void use_array_sizes(Lesson& lesson);
+
 // Fills `expected` from the inputs in parallel: expected[i] = f(i).
 void fill_expected(ArrayInstance& in, const std::function<double(std::size_t)>& f);
 
