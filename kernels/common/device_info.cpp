@@ -43,9 +43,6 @@ DeviceInfo query_device(int index) {
   info.shared_memory_per_block = prop.sharedMemPerBlock;
   info.warp_size = prop.warpSize;
   info.l2_cache_bytes = prop.l2CacheSize;
-  int current = 0;
-  if (cudaGetDevice(&current) == cudaSuccess && current == index) info.free_memory = device_free_memory();
-  cudaGetLastError();
   return info;
 }
 

@@ -14,7 +14,6 @@ struct DeviceInfo {
   int cc_major = 0, cc_minor = 0;
   int multiprocessors = 0;
   std::size_t total_memory = 0;  // bytes
-  std::size_t free_memory = 0;   // bytes, when queried
   int max_threads_per_block = 0;
   int max_block_dim[3] = {0, 0, 0};
   int max_grid_dim[3] = {0, 0, 0};

@@ -56,11 +56,10 @@ struct Block {
 thread_local Block* running_block = nullptr;
 thread_local Thread* running_thread = nullptr;
 
+// Back to the worker, which sets running_thread and current_thread_idx before it resumes a fiber.
 void yield() {
   Thread* self = running_thread;
   self->sink = std::move(self->sink).resume();
-  running_thread = self;  // the worker set it for whoever ran meanwhile; this fiber is back
-  current_thread_idx = self->idx;
 }
 
 void release_waiters(Block& b, Warp& w) {
