@@ -46,6 +46,21 @@ DeviceInfo query_device(int index) {
   return info;
 }
 
+DeviceRecovery recover_device() {
+  cudaError_t code = cudaDeviceSynchronize();
+  if (code == cudaSuccess) code = cudaGetLastError();
+  if (code == cudaSuccess) return {};
+  const std::string was = cuda_message(code);
+  cudaDeviceReset();
+  cudaGetLastError();
+  const cudaError_t after = cudaFree(nullptr);  // creates a fresh context
+  if (after == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) {
+    return {true, "the CUDA context was unusable after " + was + "; the device was reset and works again"};
+  }
+  return {false, "the CUDA context is unusable after " + was + " and a reset did not help (" + cuda_message(after) +
+                     "): GPU runs are disabled until the app restarts"};
+}
+
 std::size_t device_free_memory() {
   std::size_t free = 0, total = 0;
   if (cudaMemGetInfo(&free, &total) != cudaSuccess) {

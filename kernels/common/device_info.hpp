@@ -38,6 +38,15 @@ std::size_t device_free_memory();
 // The same query without the cache (the tests use it).
 DeviceInfo query_device(int index = 0);
 
+// After a failed GPU run: whether the CUDA context still works. Some errors (an illegal address,
+// say) are sticky and leave the context unusable for the rest of the process; then the device is
+// reset once and checked again. `message` is empty when nothing was wrong.
+struct DeviceRecovery {
+  bool usable = true;
+  std::string message;
+};
+DeviceRecovery recover_device();
+
 // "13.0" from CUDA's version encoding (1000 * major + 10 * minor).
 std::string cuda_version_string(int version);
 

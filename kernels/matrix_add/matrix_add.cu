@@ -67,6 +67,31 @@ __global__ void add_transposed(const float* a, const float* b, float* c, std::si
 }
 // [/snippet]
 
+// [snippet:record]
+// Every launched thread writes down its coordinates, its warp (threads of a block are numbered
+// x fastest, then y, and cut into warps of 32) and the element it took under the mapping.
+__global__ void record(ThreadRecord* records, std::size_t rows, std::size_t cols, bool transposed) {
+  const std::size_t x = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const std::size_t y = std::size_t{blockIdx.y} * blockDim.y + threadIdx.y;
+  const std::size_t row = transposed ? x : y;
+  const std::size_t col = transposed ? y : x;
+  const unsigned int in_block = threadIdx.y * blockDim.x + threadIdx.x;
+  ThreadRecord r;
+  r.block_x = blockIdx.x;
+  r.block_y = blockIdx.y;
+  r.thread_x = threadIdx.x;
+  r.thread_y = threadIdx.y;
+  r.warp = in_block / warpSize;
+  r.lane = in_block % warpSize;
+  if (row < rows && col < cols) {
+    r.row = static_cast<std::int64_t>(row);
+    r.col = static_cast<std::int64_t>(col);
+  }
+  const std::size_t block = std::size_t{blockIdx.y} * gridDim.x + blockIdx.x;
+  records[block * blockDim.x * blockDim.y + in_block] = r;  // one record per thread: no guard needed
+}
+// [/snippet]
+
 // ---------------------------------------------------------------- launchers
 
 namespace {
@@ -119,6 +144,34 @@ void transposed(std::span<const float> a, std::span<const float> b, std::span<fl
   const dim3 block = block_shape(threads);
   const dim3 grid(blocks_for(rows, block.x), blocks_for(cols, block.y));  // x covers rows, y columns
   GPULAB_LAUNCH(add_transposed, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
+}
+
+namespace {
+
+dim3 record_grid(std::size_t rows, std::size_t cols, dim3 block, bool transposed) {
+  return transposed ? dim3(blocks_for(rows, block.x), blocks_for(cols, block.y))
+                    : dim3(blocks_for(cols, block.x), blocks_for(rows, block.y));
+}
+
+}  // namespace
+
+std::size_t launched_threads(std::size_t rows, std::size_t cols, int threads, bool transposed) {
+  const dim3 block = block_shape(threads);
+  const dim3 grid = record_grid(rows, cols, block, transposed);
+  return std::size_t{grid.x} * grid.y * block.x * block.y;
+}
+
+void record_threads(std::span<ThreadRecord> records, std::size_t rows, std::size_t cols, int threads,
+                    bool transposed) {
+  const dim3 block = block_shape(threads);
+  const dim3 grid = record_grid(rows, cols, block, transposed);
+  const std::size_t launched = launched_threads(rows, cols, threads, transposed);
+  if (records.size() != launched) {
+    throw std::invalid_argument("record_threads: records must hold one entry per launched thread (" +
+                                std::to_string(launched) + ")");
+  }
+  if (rows == 0 || cols == 0) return;
+  GPULAB_LAUNCH(record, (LaunchConfig{grid, block}), records.data(), rows, cols, transposed);
 }
 
 }  // namespace gpulab::GPULAB_TARGET::matrix_add

@@ -1,9 +1,17 @@
 #pragma once
 // Matrix add, C = A + B, for rows x cols matrices stored row by row (element (r, c) at r * cols + c).
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace gpulab::matrix_add {
+
+// What one launched thread of a 2-D launch did: its coordinates, its warp, and the element it took
+// (-1, -1: the bounds guard stopped it). The data the app's thread map draws.
+struct ThreadRecord {
+  std::uint32_t block_x = 0, block_y = 0, thread_x = 0, thread_y = 0, warp = 0, lane = 0;
+  std::int64_t row = -1, col = -1;
+};
 
 // One thread; the inner loop walks along a row: consecutive addresses.
 void cpu_row_order(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,

@@ -36,32 +36,25 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return in;
 }
 
-template <typename Target, typename Record>
-std::vector<th::ThreadRecord> record_on(std::size_t n, int block, Record record) {
-  const std::size_t launched =
-      std::size_t{(n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block)} *
-      static_cast<std::size_t>(block);
-  typename Target::template DeviceBuffer<th::ThreadRecord> device(launched, "records");
-  record(device.span(), n, block);
-  std::vector<th::ThreadRecord> records(launched);
-  device.copy_to(records);
-  return records;
-}
-
-std::string thread_map_of(std::int64_t n, int block, Backend backend) {
-  const auto records = record_threads(static_cast<std::size_t>(n), block, backend);
-  const std::size_t blocks = records.size() / static_cast<std::size_t>(block);
-  std::size_t outside = 0;
-  std::string table = fmt::format("{:>6}  {:>6}  {:>4}  {:>4}  {:>7}\n", "block", "thread", "warp", "lane", "element");
-  for (const auto& r : records) {
-    outside += r.element < 0;
-    table += fmt::format("{:>6}  {:>6}  {:>4}  {:>4}  {:>7}\n", r.block, r.thread, r.warp, r.lane,
-                         r.element < 0 ? std::string("—") : std::to_string(r.element));
+ThreadMap thread_map_of(std::int64_t n, int block, Backend backend, const std::string&) {
+  ThreadMap map;
+  map.backend = backend;
+  map.cols = n;
+  map.block_x = block;
+  map.grid_x = static_cast<int>((n + block - 1) / block);
+  map.launch = fmt::format("<<<{}, {}>>>", map.grid_x, block);
+  map.mapping = "i = blockIdx.x * blockDim.x + threadIdx.x";
+  for (const auto& r : record_threads(static_cast<std::size_t>(n), block, backend)) {
+    ThreadCell t;
+    t.block_x = static_cast<int>(r.block);
+    t.thread_x = static_cast<int>(r.thread);
+    t.warp = static_cast<int>(r.warp);
+    t.lane = static_cast<int>(r.lane);
+    t.col = std::int64_t{t.block_x} * block + t.thread_x;  // where the index points, inside or not
+    t.is_inside = r.element >= 0;
+    map.threads.push_back(t);
   }
-  return fmt::format(
-      "Thread map of <<<{}, {}>>> over n = {} elements, {}: {} threads launched, {} of them past the end of the "
-      "array, stopped by the bounds guard (element —).\nWarps are 32 consecutive threads of a block.\n\n{}",
-      blocks, block, n, backend == Backend::gpu ? "on the GPU" : "emulated on the CPU", records.size(), outside, table);
+  return map;
 }
 
 Lesson make_lesson() {
@@ -80,6 +73,7 @@ Lesson make_lesson() {
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
   l.thread_map = thread_map_of;
+  l.thread_map_max_n = 4096;
   auto unary_fn = [](UnaryLauncher f) { return unary(f); };
   l.variants = {
       {"cpu_loop", "One CPU thread, a plain loop", {{Backend::cpu, cpu_array_run("cpu_loop", kTolerance, cpu_loop)}}},
@@ -112,11 +106,16 @@ Lesson make_lesson() {
 }  // namespace
 
 std::vector<th::ThreadRecord> record_threads(std::size_t n, int block, Backend backend) {
+  const std::size_t launched = (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block) *
+                               static_cast<std::size_t>(block);
+  auto on = [&](auto launcher) { return [&, launcher](auto span) { launcher(span, n, block); }; };
 #if GPULAB_HAVE_CUDA
-  if (backend == Backend::gpu) return record_on<GpuTarget>(n, block, gpu::thread_hierarchy::record_threads);
+  if (backend == Backend::gpu) {
+    return record_on<GpuTarget, th::ThreadRecord>(launched, on(gpu::thread_hierarchy::record_threads));
+  }
 #endif
   if (backend != Backend::emulated) throw std::invalid_argument("the thread map runs on the GPU or emulated");
-  return record_on<EmulatedTarget>(n, block, emulated::thread_hierarchy::record_threads);
+  return record_on<EmulatedTarget, th::ThreadRecord>(launched, on(emulated::thread_hierarchy::record_threads));
 }
 
 const Lesson& thread_hierarchy_lesson() {

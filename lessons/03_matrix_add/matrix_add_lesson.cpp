@@ -1,7 +1,10 @@
 // Lesson 03, matrix add: the workload, its variants, what it counts and how it is checked.
 #include "03_matrix_add/matrix_add_lesson.hpp"
 
+#include <fmt/format.h>
+
 #include "common/array_runs.hpp"
+#include "common/targets.hpp"
 #include "matrix_add/matrix_add.hpp"
 
 namespace gpulab {
@@ -53,6 +56,47 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return in;
 }
 
+// The thread map of the coalesced launch, or of the transposed one: which thread took which element.
+ThreadMap thread_map_of(std::int64_t n, int threads, Backend backend, const std::string& variant) {
+  const bool transposed = variant == "transposed";
+  const auto side = static_cast<std::size_t>(n);
+  const std::size_t launched = emulated::matrix_add::launched_threads(side, side, threads, transposed);  // same grid on both
+  auto on = [&](auto launcher) { return [&, launcher](auto span) { launcher(span, side, side, threads, transposed); }; };
+  std::vector<ma::ThreadRecord> records;
+#if GPULAB_HAVE_CUDA
+  if (backend == Backend::gpu) records = record_on<GpuTarget, ma::ThreadRecord>(launched, on(gpu::matrix_add::record_threads));
+#endif
+  if (backend == Backend::emulated) {
+    records = record_on<EmulatedTarget, ma::ThreadRecord>(launched, on(emulated::matrix_add::record_threads));
+  }
+  if (backend == Backend::cpu) throw std::invalid_argument("the thread map runs on the GPU or emulated");
+  ThreadMap map;
+  map.backend = backend;
+  map.rows = map.cols = n;
+  for (const auto& r : records) {
+    map.grid_x = std::max(map.grid_x, static_cast<int>(r.block_x) + 1);
+    map.grid_y = std::max(map.grid_y, static_cast<int>(r.block_y) + 1);
+    map.block_x = std::max(map.block_x, static_cast<int>(r.thread_x) + 1);
+    map.block_y = std::max(map.block_y, static_cast<int>(r.thread_y) + 1);
+  }
+  for (const auto& r : records) {
+    ThreadCell t{static_cast<int>(r.block_x), static_cast<int>(r.block_y), static_cast<int>(r.thread_x),
+                 static_cast<int>(r.thread_y), static_cast<int>(r.warp), static_cast<int>(r.lane), r.row, r.col,
+                 r.row >= 0};
+    if (!t.is_inside) {  // where its index points, outside the matrix
+      const std::int64_t x = std::int64_t{t.block_x} * map.block_x + t.thread_x;
+      const std::int64_t y = std::int64_t{t.block_y} * map.block_y + t.thread_y;
+      t.row = transposed ? x : y;
+      t.col = transposed ? y : x;
+    }
+    map.threads.push_back(t);
+  }
+  map.launch = fmt::format("<<<dim3({}, {}), dim3({}, {})>>>", map.grid_x, map.grid_y, map.block_x, map.block_y);
+  map.mapping = transposed ? "transposed: row = blockIdx.x * blockDim.x + threadIdx.x, col from the y coordinates"
+                           : "coalesced: col = blockIdx.x * blockDim.x + threadIdx.x, row from the y coordinates";
+  return map;
+}
+
 Lesson make_lesson() {
   Lesson l;
   l.id = "03";
@@ -71,6 +115,8 @@ Lesson make_lesson() {
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
+  l.thread_map = thread_map_of;
+  l.thread_map_max_n = 64;
   l.variants = {
       {"cpu_row_order",
        "One CPU thread, inner loop along a row (consecutive addresses)",

@@ -157,18 +157,20 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
 // The thread map of a small launch, on the GPU when one runs, else emulated.
 int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_runs) {
   if (!lesson.thread_map) {
-    throw UsageError(fmt::format("lesson {} has no thread map (lesson 02 has one)", lesson.id));
+    throw UsageError(fmt::format("lesson {} has no thread map (lessons 02 and 03 have one)", lesson.id));
   }
   const std::int64_t n = selection.sizes.front();
-  if (selection.sizes.size() > 1 || n > 4096) {
-    throw UsageError("--thread-map takes one small size: --n 1 to 4096 (the table has a line per thread)");
+  if (selection.sizes.size() > 1 || n > lesson.thread_map_max_n) {
+    throw UsageError(fmt::format("--thread-map takes one small size: --n 1 to {} (the table has a line per thread)",
+                                 lesson.thread_map_max_n));
   }
+  const std::string variant = selection.variants.size() == 1 ? selection.variants.front() : std::string();
   const bool emulated_wanted =
       std::find(selection.backends.begin(), selection.backends.end(), Backend::emulated) != selection.backends.end();
   const Backend backend = gpu_runs ? Backend::gpu : Backend::emulated;
   if (!gpu_runs && !emulated_wanted)
     throw UsageError("--thread-map runs on the GPU or emulated: add --backend emulated");
-  fmt::print("{}", lesson.thread_map(n, selection.options.block, backend));
+  fmt::print("{}", format_thread_map(lesson.thread_map(n, selection.options.block, backend, variant)));
   return kExitOk;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/thread_map.hpp"
 #include "common/verify.hpp"
 
 namespace gpulab {
@@ -100,9 +101,11 @@ struct Lesson {
   std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> make_instance;
   // Optional: inputs at the edges of the arithmetic (±0, huge, NaN, ...) every variant must pass.
   std::function<std::unique_ptr<Instance>(std::uint64_t seed)> edge_instance = {};
-  // Optional: a readable table of which block, thread and warp handled each element of a small
-  // launch (--thread-map), on the GPU or emulated.
-  std::function<std::string(std::int64_t n, int block, Backend backend)> thread_map = {};
+  // Optional: which block, thread and warp handled each element of a small launch (--thread-map
+  // and the app's Visualize view), recorded on the GPU or emulated.
+  // `variant` picks the mapping where the lesson has several ("": its first).
+  std::function<ThreadMap(std::int64_t n, int block, Backend backend, const std::string& variant)> thread_map = {};
+  std::int64_t thread_map_max_n = 0;  // the largest n a thread map is drawn for
   std::vector<Variant> variants;
 };
 

@@ -1,6 +1,9 @@
 #pragma once
 // Where a GPU variant runs: on the GPU (built with the CUDA toolkit) or on the emulator. A
 // lesson writes its device-side run once, as a template over one of these.
+#include <cstddef>
+#include <vector>
+
 #include "common/backend.hpp"
 #include "common/device_info.hpp"
 #include "emulator/device.hpp"
@@ -30,6 +33,17 @@ struct EmulatedTarget {
   using HostBuffer = emulated::HostBuffer<T>;
   static const DeviceInfo& device() { return emulated::device(); }
 };
+
+// Runs a recording kernel (a thread map's) on a target: `record(span)` fills `count` records in
+// device memory, which come back to the host.
+template <typename Target, typename Record, typename Launch>
+std::vector<Record> record_on(std::size_t count, Launch record) {
+  typename Target::template DeviceBuffer<Record> device(count, "records");
+  record(device.span());
+  std::vector<Record> records(count);
+  device.copy_to(records);
+  return records;
+}
 
 }  // namespace gpulab
 

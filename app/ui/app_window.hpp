@@ -1,0 +1,115 @@
+#pragma once
+// The app's state and its panels, drawn once a frame: the lesson list, and for the selected lesson
+// the Learn, Code, Run, Visualize and Device views. Runs go through the runner thread; this class
+// only reads what it publishes.
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/lesson.hpp"
+#include "common/peaks.hpp"
+#include "common/thread_map.hpp"
+#include "core/markdown.hpp"
+#include "core/runner.hpp"
+#include "core/series.hpp"
+#include "core/settings.hpp"
+#include "ui/fonts.hpp"
+
+namespace gpulab::app {
+
+struct AppOptions {
+  std::string data_dir;  // the repository: docs/, kernels/, assets/
+  std::string lesson, view;  // empty: the remembered ones
+  bool run = false, sweep = false;  // start a run or a sweep at once
+  std::vector<Backend> backends;    // empty: CPU and GPU, or CPU and emulated without a GPU
+  std::optional<std::int64_t> n;
+  std::optional<std::int64_t> sweep_max;
+  std::vector<std::string> open_results;
+};
+
+class AppWindow {
+ public:
+  AppWindow(AppOptions options, Fonts fonts, LoadedSettings settings);
+  void frame();
+  // True once the requested run or sweep has finished (or none was requested) and one more
+  // frame has shown the result: the --screenshot mode saves then.
+  bool settled() const;
+  Settings settings() const;
+  const std::vector<std::string>& errors() const { return errors_; }
+  // The export buttons ask for a PNG of the window; main() writes it after rendering.
+  std::optional<std::string> take_png_request();
+  void report(const std::string& message) { status_ = message; }
+
+ private:
+  struct LessonState {
+    std::int64_t n = 0;
+    int block = 256, reps = 10;
+    std::map<std::string, bool> variants;
+    bool cpu = true, gpu = false, emulated = false;
+    std::size_t sweep_max = 0;  // index into lesson.sweep
+    std::vector<MarkdownBlock> text;
+    std::string source;
+    std::map<std::string, std::string> badges;  // "variant (backend)" -> message; "" passed
+    // Visualize
+    std::int64_t map_n = 40;
+    int map_block = 16;
+    std::string map_variant;
+    std::optional<ThreadMap> map;
+    std::string map_error;
+    bool loaded = false;
+  };
+
+  LessonState& state();
+  void load(LessonState& s);
+  void select(const Lesson* lesson);
+  void poll_runner();
+  void start(bool sweep);
+  void load_recorded();
+  void toggle_recorded(std::size_t index, bool shown);
+  void open_results_file(const std::string& path);
+  void export_results();
+
+  void draw_sidebar();
+  void draw_learn();
+  void draw_code();
+  void draw_run();
+  void draw_parameters();
+  void draw_results_table();
+  void draw_plots();
+  void draw_visualize();
+  void draw_device();
+  void draw_status_bar();
+  void handle_shortcuts();
+
+  AppOptions options_;
+  Fonts fonts_;
+  Settings settings_;
+  const Lesson* lesson_ = nullptr;
+  std::map<std::string, LessonState> states_;
+  Runner runner_;
+  SeriesSet series_;
+  bool gpu_usable_ = false;
+  std::string gpu_note_;
+  std::shared_future<std::optional<Peaks>> peaks_;
+
+  struct Recorded {
+    std::string path, label;
+    Report report;
+    bool shown = false;
+  };
+  std::vector<Recorded> recorded_;
+  std::vector<std::string> errors_;  // files that could not be read, runs that failed to start
+  std::string status_;
+  std::vector<std::string> notes_;
+  std::string open_path_, export_dir_ = "gpulab-export";
+  std::optional<std::string> png_request_;
+  std::future<ThreadMap> map_future_;
+  bool pending_start_ = false, started_ = false, finished_ = false;
+  int frames_after_finish_ = 0;
+  TimeKind time_kind_ = TimeKind::kernel;
+};
+
+}  // namespace gpulab::app

@@ -1,0 +1,36 @@
+#pragma once
+// GPU Lab's plot widget (ImPlot is not available on Debian 12): log-log lines with a min-max
+// band, dashed lines for recorded results, horizontal reference lines (the measured ceilings), and
+// a tooltip with the numbers under the mouse. Drawn with ImGui's draw lists; the axis arithmetic
+// lives in core/log_axis (tested without OpenGL).
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+#include "core/log_axis.hpp"
+#include "core/series.hpp"
+
+namespace gpulab::app {
+
+struct PlotSpec {
+  std::string title;
+  Unit x_unit = Unit::count, y_unit = Unit::milliseconds;
+  std::string x_label = "n", y_label;
+};
+
+struct ReferenceLine {
+  double y = 0;
+  std::string label;  // "measured copy 4.2 TB/s"
+};
+
+// A colour per series index, the same in every plot and the legend.
+ImU32 series_colour(std::size_t index, float alpha = 1.0f);
+
+void draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotLine>& lines,
+               const std::vector<ReferenceLine>& references, ImVec2 size);
+
+// Clickable legend entries for every series of a lesson: a click shows or hides it everywhere.
+void draw_legend(SeriesSet& series, const std::string& lesson);
+
+}  // namespace gpulab::app
