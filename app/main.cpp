@@ -1,11 +1,11 @@
 // gpulab: the GPU Lab desktop app. One straight-line setup (GLFW, OpenGL 3.3, Dear ImGui), a loop
 // of poll -> new frame -> UI -> render -> swap, shutdown in reverse. The panels live in ui/.
-#include <CLI/CLI.hpp>
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <fmt/format.h>
 #include <imgui.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -40,11 +40,15 @@ int main(int argc, char** argv) try {
   o.app.data_dir = GPULAB_SOURCE_DIR;
   if (const char* data = std::getenv("GPULAB_DATA")) o.app.data_dir = data;
   CLI::App cli{"GPU Lab: pick a lesson, read it, run its CPU and GPU variants and watch the timings plotted live."};
-  cli.add_option("--lesson", o.app.lesson, "Lesson to open (01, 02, ...); default: the last one");
-  cli.add_option("--view", o.app.view, "View to open")->check(CLI::IsMember({"learn", "code", "run", "visualize", "device"}));
+  cli.add_option("--lesson", o.app.lesson, "Lesson to open (01, 02, ...); default: the last one")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cli.add_option("--view", o.app.view, "View to open")
+      ->check(CLI::IsMember({"learn", "code", "run", "visualize", "device"}))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cli.add_flag("--run", o.app.run, "Start a run of the default size at once");
   cli.add_flag("--sweep", o.app.sweep, "Start a sweep over sizes at once");
-  cli.add_option("--backend", o.backends, "Backends to run (cpu, gpu, emulated); default: CPU and GPU, or CPU and emulated without a GPU")
+  cli.add_option("--backend", o.backends,
+                 "Backends to run (cpu, gpu, emulated); default: CPU and GPU, or CPU and emulated without a GPU")
       ->check(CLI::IsMember({"cpu", "gpu", "emulated"}));
   cli.add_option("--n", o.app.n, "Size of a run")->check(CLI::NonNegativeNumber);
   cli.add_option("--sweep-max", o.app.sweep_max, "Largest size of a sweep")->check(CLI::PositiveNumber);
@@ -53,8 +57,10 @@ int main(int argc, char** argv) try {
                  "Render, wait for --run/--sweep to finish, save the window as this PNG and exit");
   cli.add_option("--size", o.width, "Window width in pixels")->check(CLI::Range(400, 8192));
   cli.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(300, 8192));
-  cli.add_option("--timeout", o.timeout_s, "With --screenshot: give up after this many seconds")->check(CLI::PositiveNumber);
-  cli.add_option("--data", o.app.data_dir, "The GPU Lab folder holding docs/, kernels/ and assets/")->check(CLI::ExistingDirectory);
+  cli.add_option("--timeout", o.timeout_s, "With --screenshot: give up after this many seconds")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--data", o.app.data_dir, "The GPU Lab folder holding docs/, kernels/ and assets/")
+      ->check(CLI::ExistingDirectory);
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

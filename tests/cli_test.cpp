@@ -135,6 +135,15 @@ TEST_CASE("lesson 02 prints the thread map of a small launch", "[cli]") {
   CHECK_THAT(r.output, Contains("<<<3, 16>>>") && Contains("48 threads launched, 8 of them past the end"));
 }
 
+TEST_CASE("lesson 03 prints the thread map of a small 2-D launch, coalesced or transposed", "[cli]") {
+  const auto r = run_command(executable("lesson03_matrix_add") +
+                             " --thread-map --n 5 --block 64 --backend emulated --variant transposed");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("<<<dim3(1, 3), dim3(32, 2)>>>") && Contains("167 of them outside the matrix") &&
+                           Contains("     0,0       1,0     0     1         1, 0"));
+}
+
 TEST_CASE("a block-size sweep runs each kernel at each size, with its occupancy", "[cli]") {
   const auto r = run_command(executable("lesson02_thread_hierarchy") +
                              " --n 5000 --backend emulated --variant blocks_1d --blocks 32,1024 --json /dev/null");
@@ -148,6 +157,7 @@ TEST_CASE("thread maps and block sweeps refuse what they cannot do", "[cli]") {
   const auto [program, args, message] = GENERATE(table<std::string, std::string, std::string>({
       Row{"lesson01_vector_add", "--thread-map --n 10", "has no thread map"},
       Row{"lesson02_thread_hierarchy", "--thread-map --n 5000 --backend emulated", "one small size"},
+      Row{"lesson03_matrix_add", "--thread-map --n 65 --backend emulated", "--n 1 to 64"},
       Row{"lesson02_thread_hierarchy", "--blocks 32,0", "--block 0 is out of range"},
       Row{"lesson02_thread_hierarchy", "--blocks 32 --block 64", "excludes"},
   }));

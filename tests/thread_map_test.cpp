@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "02_thread_hierarchy/thread_hierarchy_lesson.hpp"
+#include "03_matrix_add/matrix_add_lesson.hpp"
 
 using namespace gpulab;
 
@@ -33,4 +34,30 @@ TEST_CASE("every element is handled by exactly one thread, and the rest fall out
   }
   CHECK(outside == records.size() - n);
   CHECK(std::all_of(taken.begin(), taken.end(), [](int k) { return k == 1; }));
+}
+
+TEST_CASE("lesson 03's thread map covers every element once, warps along rows or down columns", "[thread_map]") {
+  const Backend backend = *parse_backend(GPULAB_TEST_BACKEND);
+  const std::int64_t n = GENERATE(1, 12, 33);
+  const int block = GENERATE(16, 64, 256);
+  const std::string variant = GENERATE("coalesced", "transposed");
+  CAPTURE(n, block, variant);
+  const ThreadMap map = matrix_add_lesson().thread_map(n, block, backend, variant);
+  CHECK(map.rows == n);
+  CHECK(map.cols == n);
+  CHECK(map.threads.size() ==
+        static_cast<std::size_t>(map.grid_x) * map.grid_y * static_cast<std::size_t>(map.block_x) * map.block_y);
+  std::vector<int> taken(static_cast<std::size_t>(n * n), 0);
+  for (const ThreadCell& t : map.threads) {
+    CHECK(t.warp == (t.thread_y * map.block_x + t.thread_x) / 32);
+    const std::int64_t x = std::int64_t{t.block_x} * map.block_x + t.thread_x;
+    const std::int64_t y = std::int64_t{t.block_y} * map.block_y + t.thread_y;
+    // Coalesced: x walks along a row (consecutive columns); transposed: down a column.
+    CHECK(t.col == (variant == "coalesced" ? x : y));
+    CHECK(t.row == (variant == "coalesced" ? y : x));
+    CHECK(t.inside() == (t.row < n && t.col < n));
+    if (t.inside()) ++taken[static_cast<std::size_t>(t.row * n + t.col)];
+  }
+  CHECK(std::all_of(taken.begin(), taken.end(), [](int k) { return k == 1; }));
+  CHECK(map.outside() == map.threads.size() - static_cast<std::size_t>(n * n));
 }

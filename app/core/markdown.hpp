@@ -15,11 +15,11 @@ struct TextRun {
 struct MarkdownBlock {
   enum class Kind { heading, paragraph, list_item, code, table, rule, quote };
   Kind kind = Kind::paragraph;
-  int level = 0;       // heading level 1-6; list nesting depth 1...
-  std::string bullet;  // a list item's mark: "•" or "3."
-  std::vector<TextRun> runs;                    // heading, paragraph, list item, quote
-  std::string code, language;                   // code block
-  std::vector<std::vector<std::string>> rows;   // table; rows[0] is the header
+  int level = 0;                               // heading level 1-6; list nesting depth 1...
+  std::string bullet;                          // a list item's mark: "•" or "3."
+  std::vector<TextRun> runs;                   // heading, paragraph, list item, quote
+  std::string code, language;                  // code block
+  std::vector<std::vector<std::string>> rows;  // table; rows[0] is the header
 };
 
 // Never throws: text md4c cannot parse comes back as one paragraph holding it.

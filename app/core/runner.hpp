@@ -25,8 +25,8 @@ struct RunRequest {
 struct RunEvent {
   enum class Kind { result, note, error, finished, gpu_disabled };
   Kind kind = Kind::note;
-  Result result;     // Kind::result
-  std::string text;  // a note, the error, or why the GPU backend was disabled
+  Result result;           // Kind::result
+  std::string text;        // a note, the error, or why the GPU backend was disabled
   bool cancelled = false;  // Kind::finished
 };
 
@@ -43,7 +43,7 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   void submit(RunRequest request);
-  void cancel();  // the current request stops after its current measurement; queued ones are dropped
+  void cancel();                 // the current request stops after its current measurement; queued ones are dropped
   std::vector<RunEvent> poll();  // the events published since the last poll, in order
 
   bool busy() const;  // a request runs or waits

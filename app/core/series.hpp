@@ -43,7 +43,7 @@ class SeriesSet {
  public:
   // Points that failed or were skipped are kept (the results table shows them) but never plotted.
   void add(const Result& result, const std::string& source = "");
-  void clear_live();                           // this session's runs
+  void clear_live();                              // this session's runs
   void remove_source(const std::string& source);  // one recorded file
   void set_visible(std::size_t index, bool visible);
   bool has_recorded() const;

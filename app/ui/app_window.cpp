@@ -82,8 +82,10 @@ std::optional<std::string> AppWindow::take_png_request() {
 }
 
 bool AppWindow::settled() const {
-  if (!(options_.run || options_.sweep)) return frames_after_finish_ > 2 || !pending_start_;
-  return finished_ && frames_after_finish_ > 2 && !map_future_.valid();
+  // Tab bars and fonts take a few frames to lay out; a thread map being recorded is waited for.
+  if (map_future_.valid()) return false;
+  if (!(options_.run || options_.sweep)) return frames_after_finish_ > 10;
+  return finished_ && frames_after_finish_ > 10;
 }
 
 AppWindow::LessonState& AppWindow::state() {
@@ -114,8 +116,9 @@ void AppWindow::load(LessonState& s) {
   if (!error.empty()) s.source = "// " + error;
   if (!l.variants.empty() && l.thread_map) {
     s.map_variant = "";
-    s.map_n = std::min<std::int64_t>(l.thread_map_max_n, l.id == "03" ? 12 : 40);
-    s.map_block = l.id == "03" ? 64 : 16;
+    // Small enough to see every thread, large enough that the last block runs past the end.
+    s.map_n = std::min<std::int64_t>(l.thread_map_max_n, 40);
+    s.map_block = l.thread_map_max_n < 1000 ? 256 : 16;
   }
 }
 
@@ -131,7 +134,8 @@ void AppWindow::select(const Lesson* lesson) {
     for (const Result& x : r.report.results) {
       if (x.lesson == lesson->id) sizes.insert(x.problem.n);
     }
-    if (mine && sizes.size() > 2 && !r.shown && !gpu_usable_) toggle_recorded(static_cast<std::size_t>(&r - recorded_.data()), true);
+    if (mine && sizes.size() > 2 && !r.shown && !gpu_usable_)
+      toggle_recorded(static_cast<std::size_t>(&r - recorded_.data()), true);
   }
 }
 
@@ -174,8 +178,8 @@ void AppWindow::open_results_file(const std::string& path) {
   try {
     Report report = read_json_report(path);
     const std::string gpu = report.device.available ? report.device.name : "no GPU";
-    recorded_.push_back({path, fmt::format("{} ({})", std::filesystem::path(path).filename().string(), gpu),
-                         std::move(report)});
+    recorded_.push_back(
+        {path, fmt::format("{} ({})", std::filesystem::path(path).filename().string(), gpu), std::move(report)});
     toggle_recorded(recorded_.size() - 1, true);
     status_ = "opened " + path;
   } catch (const std::exception& e) {
@@ -189,16 +193,16 @@ void AppWindow::export_results() {
   try {
     fs::create_directories(export_dir_);
     const auto results = series_.live_results();
-    const std::string stem = fmt::format("{}/lesson{}-{}", export_dir_, lesson_->id,
-                                         std::chrono::duration_cast<std::chrono::seconds>(
-                                             std::chrono::system_clock::now().time_since_epoch())
-                                             .count());
+    const std::string stem = fmt::format(
+        "{}/lesson{}-{}", export_dir_, lesson_->id,
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     write_file_atomically(stem + ".csv", format_csv(results));
     Report report;
     report.command = "gpulab (the app)";
     report.date = utc_now_iso8601();
     report.device = device_info();
-    if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) report.peaks = peaks_.get();
+    if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      report.peaks = peaks_.get();
     report.results = results;
     write_file_atomically(stem + ".json", format_json(report));
     png_request_ = stem + ".png";
@@ -247,9 +251,8 @@ void AppWindow::poll_runner() {
     switch (e.kind) {
       case RunEvent::Kind::result: {
         LessonState& s = states_[e.result.lesson];
-        s.badges[badge_key(e.result)] = e.result.status == Status::passed
-                                            ? ""
-                                            : std::string(to_string(e.result.status)) + ": " + e.result.message;
+        s.badges[badge_key(e.result)] =
+            e.result.status == Status::passed ? "" : std::string(to_string(e.result.status)) + ": " + e.result.message;
         series_.add(e.result);
         break;
       }
@@ -324,11 +327,21 @@ void AppWindow::frame() {
           settings_.view = kViews[i];
           ImGui::BeginChild("view", {0, 0}, false);
           switch (i) {
-            case 0: draw_learn(); break;
-            case 1: draw_code(); break;
-            case 2: draw_run(); break;
-            case 3: draw_visualize(); break;
-            default: draw_device(); break;
+            case 0:
+              draw_learn();
+              break;
+            case 1:
+              draw_code();
+              break;
+            case 2:
+              draw_run();
+              break;
+            case 3:
+              draw_visualize();
+              break;
+            default:
+              draw_device();
+              break;
           }
           ImGui::EndChild();
           ImGui::EndTabItem();
@@ -417,7 +430,8 @@ void AppWindow::draw_parameters() {
   ImGui::BeginDisabled(!gpu_usable_);
   ImGui::Checkbox("GPU", &s.gpu);
   ImGui::EndDisabled();
-  if (!gpu_usable_ && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", gpu_note_.c_str());
+  if (!gpu_usable_ && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", gpu_note_.c_str());
   ImGui::SameLine();
   ImGui::Checkbox("Emulated", &s.emulated);
   ImGui::Separator();
@@ -433,8 +447,10 @@ void AppWindow::draw_parameters() {
       ImGui::SameLine();
       const bool passed = it->second.empty();
       const bool skipped = it->second.rfind("skipped", 0) == 0;
-      const ImVec4 colour = passed ? ImVec4{0.4f, 0.85f, 0.45f, 1} : skipped ? ImVec4{0.6f, 0.6f, 0.6f, 1} : ImVec4{1, 0.4f, 0.4f, 1};
-      const std::string text = std::string(to_string(b)) + (passed ? " ok" : skipped ? " skipped" : " FAILED");
+      const ImVec4 colour = passed    ? ImVec4{0.4f, 0.85f, 0.45f, 1}
+                            : skipped ? ImVec4{0.6f, 0.6f, 0.6f, 1}
+                                      : ImVec4{1, 0.4f, 0.4f, 1};
+      const std::string text = std::string(to_string(b)) + (passed ? " ✓" : skipped ? " –" : " ✗");
       ImGui::TextColored(colour, "%s", text.c_str());
       if (!passed && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", it->second.c_str());
     }
@@ -483,10 +499,10 @@ void AppWindow::draw_parameters() {
 
 void AppWindow::draw_results_table() {
   const auto results = series_.live_results();
-  if (!ImGui::BeginTable("results", 8,
-                         ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                             ImGuiTableFlags_SizingFixedFit,
-                         {0, ImGui::GetContentRegionAvail().y})) {
+  if (!ImGui::BeginTable(
+          "results", 8,
+          ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit,
+          {0, ImGui::GetContentRegionAvail().y})) {
     return;
   }
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -501,7 +517,8 @@ void AppWindow::draw_results_table() {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.variant.c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.backend == Backend::emulated ? "emulated (CPU)" : std::string(to_string(r.backend)).c_str());
+    ImGui::TextUnformatted(r.backend == Backend::emulated ? "emulated (CPU)"
+                                                          : std::string(to_string(r.backend)).c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%lld", static_cast<long long>(r.problem.n));
     ImGui::TableNextColumn();
@@ -541,17 +558,20 @@ void AppWindow::draw_plots() {
   const float bottom_height = std::max(140.0f, avail.y - top_height - spacing);
   const std::string when = time_kind_ == TimeKind::kernel ? "kernel" : "end to end";
   const std::string n_label = "n (" + lesson_->size_help + ")";
-  draw_plot("time", {"Time against size (" + when + "), median with min-max", Unit::count, Unit::milliseconds, n_label, "time"},
+  draw_plot("time",
+            {"Time against size (" + when + "), median with min-max", Unit::count, Unit::milliseconds, n_label, "time"},
             series_.times(id, time_kind_), {}, {avail.x, top_height});
   const float half = (avail.x - ImGui::GetStyle().ItemSpacing.x) / 2;
-  draw_plot("speedup", {"Speedup over the best CPU variant (" + when + ")", Unit::count, Unit::ratio, n_label, "speedup"},
+  draw_plot("speedup",
+            {"Speedup over the best CPU variant (" + when + ")", Unit::count, Unit::ratio, n_label, "speedup"},
             series_.speedups(id, time_kind_), {{1.0, "1× (as fast as the CPU)"}}, {half, bottom_height});
   ImGui::SameLine();
   const bool flops = compute_bound(*lesson_);
   std::vector<ReferenceLine> ceilings;
   if (!flops) {
     if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready && peaks_.get()) {
-      ceilings.push_back({peaks_.get()->copy_gbps, "this GPU's copy: " + format_value(peaks_.get()->copy_gbps, Unit::gbps)});
+      ceilings.push_back(
+          {peaks_.get()->copy_gbps, "this GPU's copy: " + format_value(peaks_.get()->copy_gbps, Unit::gbps)});
     }
     for (const auto& r : recorded_) {
       if (r.shown && r.report.peaks) {
@@ -561,8 +581,9 @@ void AppWindow::draw_plots() {
       }
     }
   }
-  draw_plot("rate", {flops ? "Achieved GFLOP/s (kernel)" : "Achieved bandwidth (kernel) against the measured ceiling",
-                     Unit::count, flops ? Unit::gflops : Unit::gbps, n_label, flops ? "GFLOP/s" : "GB/s"},
+  draw_plot("rate",
+            {flops ? "Achieved GFLOP/s (kernel)" : "Achieved bandwidth (kernel) against the measured ceiling",
+             Unit::count, flops ? Unit::gflops : Unit::gbps, n_label, flops ? "GFLOP/s" : "GB/s"},
             series_.rates(id, flops ? RateKind::gflops : RateKind::gbps), ceilings, {half, bottom_height});
 }
 
@@ -592,9 +613,10 @@ void AppWindow::draw_visualize() {
     ImGui::TextWrapped("Lesson %s has no picture of its own yet: its measurements are in Run.", l.id.c_str());
     return;
   }
-  ImGui::TextWrapped("Every launched thread records its blockIdx, threadIdx and warp and the element it took. Each "
-                     "cell is an element, coloured by the warp that handled it; neighbouring blocks alternate in "
-                     "brightness; crossed-out cells are threads the bounds guard stopped. Hover a cell.");
+  ImGui::TextWrapped(
+      "Every launched thread records its blockIdx, threadIdx and warp and the element it took. Each "
+      "cell is an element, coloured by the warp that handled it; neighbouring blocks alternate in "
+      "brightness; crossed-out cells are threads the bounds guard stopped. Hover a cell.");
   long long n = s.map_n;
   ImGui::SetNextItemWidth(160);
   if (ImGui::InputScalar("n", ImGuiDataType_S64, &n)) s.map_n = std::clamp<long long>(n, 1, l.thread_map_max_n);
@@ -632,7 +654,8 @@ void AppWindow::draw_visualize() {
   if (s.map) {
     const ThreadMap& m = *s.map;
     ImGui::Text("%s over %s: %zu threads, %zu stopped by the bounds guard (%s)", m.launch.c_str(),
-                m.rows > 1 ? fmt::format("a {} x {} matrix", m.rows, m.cols).c_str() : fmt::format("{} elements", m.cols).c_str(),
+                m.rows > 1 ? fmt::format("a {} x {} matrix", m.rows, m.cols).c_str()
+                           : fmt::format("{} elements", m.cols).c_str(),
                 m.threads.size(), m.outside(), m.backend == Backend::gpu ? "recorded on the GPU" : "emulated");
     ImGui::TextDisabled("%s", m.mapping.c_str());
     ImGui::BeginChild("map", {0, 0}, true, ImGuiWindowFlags_HorizontalScrollbar);
@@ -662,9 +685,10 @@ void AppWindow::draw_device() {
   if (!gpu_usable_) {
     ImGui::TextColored({1, 0.75f, 0.3f, 1}, "No GPU in use");
     ImGui::TextWrapped("%s", gpu_note_.c_str());
-    ImGui::TextWrapped("GPU kernels still run on the emulated backend: the same CUDA source compiled as C++, "
-                       "every block's threads as fibers on the CPU. Its times are CPU times, labelled "
-                       "'emulated' everywhere. Real GPU curves come from the recorded results in assets/results/.");
+    ImGui::TextWrapped(
+        "GPU kernels still run on the emulated backend: the same CUDA source compiled as C++, "
+        "every block's threads as fibers on the CPU. Its times are CPU times, labelled "
+        "'emulated' everywhere. Real GPU curves come from the recorded results in assets/results/.");
   }
   ImGui::Spacing();
   ImGui::PushFont(fonts_.heading[2]);

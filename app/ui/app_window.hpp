@@ -21,8 +21,8 @@
 namespace gpulab::app {
 
 struct AppOptions {
-  std::string data_dir;  // the repository: docs/, kernels/, assets/
-  std::string lesson, view;  // empty: the remembered ones
+  std::string data_dir;             // the repository: docs/, kernels/, assets/
+  std::string lesson, view;         // empty: the remembered ones
   bool run = false, sweep = false;  // start a run or a sweep at once
   std::vector<Backend> backends;    // empty: CPU and GPU, or CPU and emulated without a GPU
   std::optional<std::int64_t> n;

@@ -8,15 +8,25 @@ namespace gpulab::app {
 namespace {
 
 // Latin, the punctuation and symbols the lessons use (µ, ×, —, •, →, ≤, ≥, √, ∑).
-const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF, 0x2200, 0x22FF,
-                           0x2500, 0x257F, 0x25A0, 0x25FF, 0};
+const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF, 0x2200,
+                           0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2700, 0x27BF, 0};
+
+// Symbols Inter lacks (⌈ ⌉, ✓ ...) come from DejaVu Sans, merged into each font.
+const char* const kFallback = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 ImFont* load(const char* path, float size, std::string& missing) {
   ImGuiIO& io = ImGui::GetIO();
   if (std::filesystem::exists(path)) {
     ImFontConfig config;
     config.OversampleH = 2;
-    if (ImFont* font = io.Fonts->AddFontFromFileTTF(path, size, &config, kRanges)) return font;
+    if (ImFont* font = io.Fonts->AddFontFromFileTTF(path, size, &config, kRanges)) {
+      if (std::filesystem::exists(kFallback)) {
+        ImFontConfig merge;
+        merge.MergeMode = true;
+        io.Fonts->AddFontFromFileTTF(kFallback, size, &merge, kRanges);
+      }
+      return font;
+    }
   }
   missing += std::string(missing.empty() ? "" : ", ") + path;
   ImFontConfig fallback;

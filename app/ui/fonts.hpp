@@ -13,7 +13,7 @@ struct Fonts {
   ImFont* italic = nullptr;
   ImFont* mono = nullptr;
   ImFont* heading[3] = {nullptr, nullptr, nullptr};  // h1, h2, h3 and smaller
-  std::string note;  // which fonts were missing, for the device panel's "about" line
+  std::string note;                                  // which fonts were missing, for the device panel's "about" line
 };
 
 // Adds the fonts to ImGui's atlas; call before the first frame.

@@ -122,7 +122,8 @@ void draw_markdown(const std::vector<MarkdownBlock>& blocks, const Fonts& fonts)
         if (block.rows.empty() || block.rows[0].empty()) break;
         const int columns = static_cast<int>(block.rows[0].size());
         ImGui::PushID(table_id++);
-        if (ImGui::BeginTable("table", columns, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+        if (ImGui::BeginTable("table", columns,
+                              ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
           for (std::size_t r = 0; r < block.rows.size(); ++r) {
             ImGui::TableNextRow();
             for (int c = 0; c < columns; ++c) {

@@ -10,7 +10,8 @@
 namespace gpulab::app {
 
 void save_framebuffer_png(const std::string& path, int width, int height) {
-  if (width <= 0 || height <= 0) throw std::runtime_error("cannot save a " + std::to_string(width) + " x " + std::to_string(height) + " image");
+  if (width <= 0 || height <= 0)
+    throw std::runtime_error("cannot save a " + std::to_string(width) + " x " + std::to_string(height) + " image");
   std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);

@@ -21,8 +21,8 @@ void draw_thread_map(const ThreadMap& map, ImVec2 size) {
   };
   const std::int64_t grid_rows = two_d ? rows : (cols + wrap - 1) / wrap;
   const std::int64_t grid_cols = two_d ? cols : std::min(cols, wrap);
-  const float cell = std::clamp(std::min(size.x / static_cast<float>(grid_cols), size.y / static_cast<float>(grid_rows)),
-                                4.0f, 28.0f);
+  const float cell =
+      std::clamp(std::min(size.x / static_cast<float>(grid_cols), size.y / static_cast<float>(grid_rows)), 4.0f, 28.0f);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 extent{cell * static_cast<float>(grid_cols), cell * static_cast<float>(grid_rows)};
   ImGui::InvisibleButton("thread_map", {std::max(extent.x, 1.0f), std::max(extent.y, 1.0f)});
@@ -46,13 +46,15 @@ void draw_thread_map(const ThreadMap& map, ImVec2 size) {
       draw->AddLine({a.x, b.y}, {b.x, a.y}, IM_COL32(230, 80, 80, 255), 1.5f);
     }
     if (t.thread_x == 0 && t.thread_y == 0 && cell >= 10) {  // each block's first thread carries its number
-      const std::string label = two_d ? std::to_string(t.block_x) + "," + std::to_string(t.block_y) : std::to_string(block);
+      const std::string label =
+          two_d ? std::to_string(t.block_x) + "," + std::to_string(t.block_y) : std::to_string(block);
       draw->AddText({a.x + 1, a.y}, IM_COL32(0, 0, 0, 255), label.c_str());
     }
     if (hovered && mouse.x >= a.x && mouse.x < b.x + 1 && mouse.y >= a.y && mouse.y < b.y + 1) under_mouse = &t;
   }
   if (two_d) {  // the matrix's edge: the bounds guard's line
-    draw->AddRect(origin, {origin.x + cell * static_cast<float>(map.cols), origin.y + cell * static_cast<float>(map.rows)},
+    draw->AddRect(origin,
+                  {origin.x + cell * static_cast<float>(map.cols), origin.y + cell * static_cast<float>(map.rows)},
                   IM_COL32(255, 255, 255, 220), 0, 0, 2.0f);
   }
   if (under_mouse != nullptr) {

@@ -161,8 +161,7 @@ std::size_t launched_threads(std::size_t rows, std::size_t cols, int threads, bo
   return std::size_t{grid.x} * grid.y * block.x * block.y;
 }
 
-void record_threads(std::span<ThreadRecord> records, std::size_t rows, std::size_t cols, int threads,
-                    bool transposed) {
+void record_threads(std::span<ThreadRecord> records, std::size_t rows, std::size_t cols, int threads, bool transposed) {
   const dim3 block = block_shape(threads);
   const dim3 grid = record_grid(rows, cols, block, transposed);
   const std::size_t launched = launched_threads(rows, cols, threads, transposed);

@@ -106,8 +106,8 @@ Lesson make_lesson() {
 }  // namespace
 
 std::vector<th::ThreadRecord> record_threads(std::size_t n, int block, Backend backend) {
-  const std::size_t launched = (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block) *
-                               static_cast<std::size_t>(block);
+  const std::size_t launched =
+      (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block) * static_cast<std::size_t>(block);
   auto on = [&](auto launcher) { return [&, launcher](auto span) { launcher(span, n, block); }; };
 #if GPULAB_HAVE_CUDA
   if (backend == Backend::gpu) {

@@ -60,11 +60,15 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 ThreadMap thread_map_of(std::int64_t n, int threads, Backend backend, const std::string& variant) {
   const bool transposed = variant == "transposed";
   const auto side = static_cast<std::size_t>(n);
-  const std::size_t launched = emulated::matrix_add::launched_threads(side, side, threads, transposed);  // same grid on both
-  auto on = [&](auto launcher) { return [&, launcher](auto span) { launcher(span, side, side, threads, transposed); }; };
+  const std::size_t launched =
+      emulated::matrix_add::launched_threads(side, side, threads, transposed);  // same grid on both
+  auto on = [&](auto launcher) {
+    return [&, launcher](auto span) { launcher(span, side, side, threads, transposed); };
+  };
   std::vector<ma::ThreadRecord> records;
 #if GPULAB_HAVE_CUDA
-  if (backend == Backend::gpu) records = record_on<GpuTarget, ma::ThreadRecord>(launched, on(gpu::matrix_add::record_threads));
+  if (backend == Backend::gpu)
+    records = record_on<GpuTarget, ma::ThreadRecord>(launched, on(gpu::matrix_add::record_threads));
 #endif
   if (backend == Backend::emulated) {
     records = record_on<EmulatedTarget, ma::ThreadRecord>(launched, on(emulated::matrix_add::record_threads));
@@ -80,8 +84,14 @@ ThreadMap thread_map_of(std::int64_t n, int threads, Backend backend, const std:
     map.block_y = std::max(map.block_y, static_cast<int>(r.thread_y) + 1);
   }
   for (const auto& r : records) {
-    ThreadCell t{static_cast<int>(r.block_x), static_cast<int>(r.block_y), static_cast<int>(r.thread_x),
-                 static_cast<int>(r.thread_y), static_cast<int>(r.warp), static_cast<int>(r.lane), r.row, r.col,
+    ThreadCell t{static_cast<int>(r.block_x),
+                 static_cast<int>(r.block_y),
+                 static_cast<int>(r.thread_x),
+                 static_cast<int>(r.thread_y),
+                 static_cast<int>(r.warp),
+                 static_cast<int>(r.lane),
+                 r.row,
+                 r.col,
                  r.row >= 0};
     if (!t.is_inside) {  // where its index points, outside the matrix
       const std::int64_t x = std::int64_t{t.block_x} * map.block_x + t.thread_x;

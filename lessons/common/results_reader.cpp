@@ -14,7 +14,8 @@ namespace {
 using Json = nlohmann::json;
 
 const Json& field(const Json& object, const char* name, const std::string& where) {
-  if (!object.is_object() || !object.contains(name)) throw BadResultsFile(fmt::format("{}: no field '{}'", where, name));
+  if (!object.is_object() || !object.contains(name))
+    throw BadResultsFile(fmt::format("{}: no field '{}'", where, name));
   return object.at(name);
 }
 
@@ -73,8 +74,8 @@ Result result_of(const Json& j, const std::string& where) {
   r.occupancy = optional_number(j, "occupancy");
   r.rel_error = optional_number(j, "rel_error").value_or(0);
   const auto status = j.contains("status") && j.at("status").is_string() ? j.at("status").get<std::string>() : "";
-  r.status = status == "passed" ? Status::passed
-             : status == "failed" ? Status::failed
+  r.status = status == "passed"    ? Status::passed
+             : status == "failed"  ? Status::failed
              : status == "skipped" ? Status::skipped
                                    : Status::error;
   if (j.contains("message") && j.at("message").is_string()) r.message = j.at("message").get<std::string>();

@@ -8,7 +8,8 @@
 namespace gpulab {
 
 std::size_t ThreadMap::outside() const {
-  return static_cast<std::size_t>(std::count_if(threads.begin(), threads.end(), [](const ThreadCell& t) { return !t.inside(); }));
+  return static_cast<std::size_t>(
+      std::count_if(threads.begin(), threads.end(), [](const ThreadCell& t) { return !t.inside(); }));
 }
 
 std::string format_thread_map(const ThreadMap& map) {

@@ -23,7 +23,7 @@ struct ThreadCell {
 };
 
 struct ThreadMap {
-  std::string launch;  // "<<<3, 16>>>" or "<<<dim3(2, 2), dim3(32, 8)>>>"
+  std::string launch;   // "<<<3, 16>>>" or "<<<dim3(2, 2), dim3(32, 8)>>>"
   std::string mapping;  // one line: how a thread finds its element
   Backend backend = Backend::emulated;
   std::int64_t rows = 1, cols = 0;  // the elements' layout; an array is one row

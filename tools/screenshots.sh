@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Renders the app's views under Xvfb into docs/screenshots/ (the pictures in the README and docs).
+#   tools/screenshots.sh [BUILD_DIR]    default: build/default
+set -euo pipefail
+cd "$(dirname "$0")/.."
+app="${1:-build/default}/bin/gpulab"
+out=docs/screenshots
+mkdir -p "$out"
+shot() {
+  local name="$1"; shift
+  xvfb-run -a -s '-screen 0 1600x1000x24' "$app" --size 1400 --height 860 --screenshot "$out/$name.png" "$@"
+}
+shot run-lesson01 --lesson 01 --sweep --backend cpu --backend emulated
+shot learn-lesson01 --lesson 01 --view learn
+shot code-lesson03 --lesson 03 --view code
+shot visualize-lesson02 --lesson 02 --view visualize
+shot visualize-lesson03 --lesson 03 --view visualize
+shot device --lesson 04 --view device
