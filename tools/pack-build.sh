@@ -10,4 +10,6 @@ rm -rf ".carry/$build"
 mkdir -p .carry
 cp -a "$build" ".carry/$build"
 find ".carry/$build" \( -name '*.o' -o -name '*.a' -o -name '*.d' \) -delete
+# The app and its tests need a display and Debian's GLFW and md4c, which GPU machines lack.
+rm -f ".carry/$build/bin/gpulab" ".carry/$build"/tests/app_*test
 du -sh ".carry/$build"
