@@ -30,6 +30,7 @@ struct Options {
   std::vector<std::string> backends;
   int width = 1500, height = 950;
   double timeout_s = 600;
+  bool exported = false;
 };
 
 }  // namespace
@@ -57,6 +58,8 @@ int main(int argc, char** argv) try {
                  "Render, wait for --run/--sweep to finish, save the window as this PNG and exit");
   cli.add_option("--size", o.width, "Window width in pixels")->check(CLI::Range(400, 8192));
   cli.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(300, 8192));
+  cli.add_option("--export", o.app.export_dir,
+                 "Folder the Export button saves into (default gpulab-export); with --screenshot, export there too");
   cli.add_option("--timeout", o.timeout_s, "With --screenshot: give up after this many seconds")
       ->check(CLI::PositiveNumber);
   cli.add_option("--data", o.app.data_dir, "The GPU Lab folder holding docs/, kernels/ and assets/")
@@ -143,7 +146,10 @@ int main(int argc, char** argv) try {
           app.report(e.what());
         }
       }
-      if (screenshot_mode && app.settled()) {
+      if (screenshot_mode && app.settled() && cli.count("--export") > 0 && !o.exported) {
+        std::printf("gpulab: %s\n", app.export_results().c_str());  // its PNG is saved on the next frame
+        o.exported = true;
+      } else if (screenshot_mode && app.settled()) {
         app::save_framebuffer_png(o.screenshot, width, height);
         std::printf("gpulab: saved %s (%d x %d)\n", o.screenshot.c_str(), width, height);
         for (const auto& e : app.errors()) std::fprintf(stderr, "gpulab: %s\n", e.c_str());

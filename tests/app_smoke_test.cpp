@@ -8,8 +8,10 @@
 #include <fstream>
 #include <set>
 
+#include "common/results_reader.hpp"
 #include "support/process.hpp"
 
+using namespace gpulab;
 using namespace gpulab::test;
 using Catch::Matchers::Contains;
 
@@ -53,6 +55,30 @@ TEST_CASE("the app runs a CPU and emulated sweep of lesson 01 and saves a screen
   CHECK(image.width == 1280);
   CHECK(image.height == 800);
   CHECK(image.colours > 200);  // text, plots and lines, not a blank or one-colour window
+}
+
+TEST_CASE("the app exports a run as CSV, JSON and PNG", "[app][xvfb]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "gpulab-export-test";
+  fs::remove_all(dir);
+  const std::string png = (fs::temp_directory_path() / "gpulab-export.png").string();
+  const auto r =
+      run_command(xvfb("--screenshot " + png + " --lesson 03 --run --n 100 --backend cpu --backend emulated " +
+                       "--export " + dir.string()),
+                  300);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("saved 6 results"));
+  std::set<std::string> kinds;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    kinds.insert(entry.path().extension().string());
+    if (entry.path().extension() == ".json") {
+      const Report report = read_json_report(entry.path().string());
+      CHECK(report.results.size() == 6);
+    }
+    if (entry.path().extension() == ".png") CHECK(inspect(entry.path().string()).colours > 200);
+  }
+  CHECK(kinds == std::set<std::string>{".csv", ".json", ".png"});
 }
 
 TEST_CASE("every view of every lesson renders", "[app][xvfb]") {

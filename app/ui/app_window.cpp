@@ -71,6 +71,7 @@ AppWindow::AppWindow(AppOptions options, Fonts fonts, LoadedSettings loaded)
   load_recorded();
   for (const auto& path : options_.open_results) open_results_file(path);
   pending_start_ = options_.run || options_.sweep;
+  export_dir_ = options_.export_dir;
 }
 
 Settings AppWindow::settings() const { return settings_; }
@@ -188,7 +189,7 @@ void AppWindow::open_results_file(const std::string& path) {
   }
 }
 
-void AppWindow::export_results() {
+std::string AppWindow::export_results() {
   namespace fs = std::filesystem;
   try {
     fs::create_directories(export_dir_);
@@ -211,6 +212,7 @@ void AppWindow::export_results() {
     status_ = std::string("export failed: ") + e.what();
     errors_.push_back(status_);
   }
+  return status_;
 }
 
 void AppWindow::start(bool sweep) {

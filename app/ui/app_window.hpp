@@ -28,6 +28,7 @@ struct AppOptions {
   std::optional<std::int64_t> n;
   std::optional<std::int64_t> sweep_max;
   std::vector<std::string> open_results;
+  std::string export_dir = "gpulab-export";
 };
 
 class AppWindow {
@@ -42,6 +43,9 @@ class AppWindow {
   // The export buttons ask for a PNG of the window; main() writes it after rendering.
   std::optional<std::string> take_png_request();
   void report(const std::string& message) { status_ = message; }
+  // Saves this session's measurements as CSV and JSON, and asks for a PNG of the window, in the
+  // export folder; returns what it did (or why not).
+  std::string export_results();
 
  private:
   struct LessonState {
@@ -70,7 +74,6 @@ class AppWindow {
   void load_recorded();
   void toggle_recorded(std::size_t index, bool shown);
   void open_results_file(const std::string& path);
-  void export_results();
 
   void draw_sidebar();
   void draw_learn();
@@ -104,7 +107,7 @@ class AppWindow {
   std::vector<std::string> errors_;  // files that could not be read, runs that failed to start
   std::string status_;
   std::vector<std::string> notes_;
-  std::string open_path_, export_dir_ = "gpulab-export";
+  std::string open_path_, export_dir_;
   std::optional<std::string> png_request_;
   std::future<ThreadMap> map_future_;
   bool pending_start_ = false, started_ = false, finished_ = false;
