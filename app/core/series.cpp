@@ -54,8 +54,6 @@ bool SeriesSet::has_recorded() const {
   return std::any_of(series_.begin(), series_.end(), [](const Series& s) { return s.key.recorded(); });
 }
 
-std::vector<Result> SeriesSet::live_results() const { return live_; }
-
 namespace {
 
 bool plotted(const Result& r, const std::string& lesson) {

@@ -49,7 +49,7 @@ class SeriesSet {
   bool has_recorded() const;
 
   const std::vector<Series>& series() const { return series_; }
-  std::vector<Result> live_results() const;  // for export, in arrival order
+  const std::vector<Result>& live_results() const { return live_; }  // in arrival order
 
   // Only series of `lesson` ("" for all) that are visible.
   std::vector<PlotLine> times(const std::string& lesson, TimeKind kind) const;

@@ -67,8 +67,8 @@ AppWindow::AppWindow(AppOptions options, Fonts fonts, LoadedSettings loaded)
     if (!options_.lesson.empty()) errors_.push_back("no lesson " + wanted + "; showing lesson 01");
     lesson_ = all_lessons().front();
   }
-  select(lesson_);
   load_recorded();
+  select(lesson_);  // after the recorded files, which it may overlay
   for (const auto& path : options_.open_results) open_results_file(path);
   pending_start_ = options_.run || options_.sweep;
   export_dir_ = options_.export_dir;
@@ -149,16 +149,21 @@ void AppWindow::load_recorded() {
     if (entry.path().extension() == ".json") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& path : files) {
-    try {
-      Report report = read_json_report(path.string());
-      const std::string gpu = report.device.available ? report.device.name : "no GPU";
-      recorded_.push_back({path.string(), fmt::format("{} ({})", path.filename().string(), gpu), std::move(report)});
-    } catch (const std::exception& e) {
-      errors_.push_back(e.what());
-    }
+  for (const auto& path : files) read_recorded(path.string());
+}
+
+bool AppWindow::read_recorded(const std::string& path) {
+  try {
+    Report report = read_json_report(path);
+    const std::string gpu = report.device.available ? report.device.name : "no GPU";
+    recorded_.push_back(
+        {path, fmt::format("{} ({})", std::filesystem::path(path).filename().string(), gpu), std::move(report)});
+    return true;
+  } catch (const std::exception& e) {
+    errors_.push_back(e.what());
+    status_ = e.what();
+    return false;
   }
-  select(lesson_);
 }
 
 void AppWindow::toggle_recorded(std::size_t index, bool shown) {
@@ -176,17 +181,9 @@ void AppWindow::toggle_recorded(std::size_t index, bool shown) {
 }
 
 void AppWindow::open_results_file(const std::string& path) {
-  try {
-    Report report = read_json_report(path);
-    const std::string gpu = report.device.available ? report.device.name : "no GPU";
-    recorded_.push_back(
-        {path, fmt::format("{} ({})", std::filesystem::path(path).filename().string(), gpu), std::move(report)});
-    toggle_recorded(recorded_.size() - 1, true);
-    status_ = "opened " + path;
-  } catch (const std::exception& e) {
-    errors_.push_back(e.what());
-    status_ = e.what();
-  }
+  if (!read_recorded(path)) return;
+  toggle_recorded(recorded_.size() - 1, true);
+  status_ = "opened " + path;
 }
 
 std::string AppWindow::export_results() {
@@ -500,7 +497,8 @@ void AppWindow::draw_parameters() {
 }
 
 void AppWindow::draw_results_table() {
-  const auto results = series_.live_results();
+  const auto& results = series_.live_results();
+  const bool flops = compute_bound(*lesson_);
   if (!ImGui::BeginTable(
           "results", 8,
           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit,
@@ -536,7 +534,7 @@ void AppWindow::draw_results_table() {
     ImGui::TableNextColumn();
     if (r.total) ImGui::TextUnformatted(format_ms(r.total->median).c_str());
     ImGui::TableNextColumn();
-    if (r.gflops > 0 && compute_bound(*lesson_)) {
+    if (r.gflops > 0 && flops) {
       ImGui::TextUnformatted(format_value(r.gflops, Unit::gflops).c_str());
     } else if (r.gbps > 0) {
       ImGui::TextUnformatted(format_value(r.gbps, Unit::gbps).c_str());

@@ -72,6 +72,7 @@ class AppWindow {
   void poll_runner();
   void start(bool sweep);
   void load_recorded();
+  bool read_recorded(const std::string& path);  // false (and a message) for a bad file
   void toggle_recorded(std::size_t index, bool shown);
   void open_results_file(const std::string& path);
 

@@ -69,7 +69,8 @@ __global__ void add_transposed(const float* a, const float* b, float* c, std::si
 
 // [snippet:record]
 // Every launched thread writes down its coordinates, its warp (threads of a block are numbered
-// x fastest, then y, and cut into warps of 32) and the element it took under the mapping.
+// x fastest, then y, and cut into warps of 32) and the element its index points at under the
+// mapping, and whether that element is inside the matrix (if not, the guard stops the thread).
 __global__ void record(ThreadRecord* records, std::size_t rows, std::size_t cols, bool transposed) {
   const std::size_t x = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const std::size_t y = std::size_t{blockIdx.y} * blockDim.y + threadIdx.y;
@@ -83,10 +84,9 @@ __global__ void record(ThreadRecord* records, std::size_t rows, std::size_t cols
   r.thread_y = threadIdx.y;
   r.warp = in_block / warpSize;
   r.lane = in_block % warpSize;
-  if (row < rows && col < cols) {
-    r.row = static_cast<std::int64_t>(row);
-    r.col = static_cast<std::int64_t>(col);
-  }
+  r.row = static_cast<std::int64_t>(row);
+  r.col = static_cast<std::int64_t>(col);
+  r.inside = row < rows && col < cols;
   const std::size_t block = std::size_t{blockIdx.y} * gridDim.x + blockIdx.x;
   records[block * blockDim.x * blockDim.y + in_block] = r;  // one record per thread: no guard needed
 }
@@ -113,6 +113,12 @@ dim3 block_shape(int threads) {
 }
 // [/snippet]
 
+// The grid over a rows x cols matrix: x covers columns (coalesced), or rows (transposed).
+dim3 grid_for(std::size_t rows, std::size_t cols, dim3 block, bool transposed) {
+  return transposed ? dim3(blocks_for(rows, block.x), blocks_for(cols, block.y))
+                    : dim3(blocks_for(cols, block.x), blocks_for(rows, block.y));
+}
+
 }  // namespace
 
 void coalesced(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
@@ -120,8 +126,8 @@ void coalesced(std::span<const float> a, std::span<const float> b, std::span<flo
   check_sizes(a, b, c, rows, cols);
   if (c.empty()) return;
   const dim3 block = block_shape(threads);
-  const dim3 grid(blocks_for(cols, block.x), blocks_for(rows, block.y));  // x covers columns, y rows
-  GPULAB_LAUNCH(add_coalesced, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
+  GPULAB_LAUNCH(add_coalesced, (LaunchConfig{grid_for(rows, cols, block, false), block}), a.data(), b.data(), c.data(),
+                rows, cols);
 }
 
 void coalesced_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
@@ -142,29 +148,21 @@ void transposed(std::span<const float> a, std::span<const float> b, std::span<fl
   check_sizes(a, b, c, rows, cols);
   if (c.empty()) return;
   const dim3 block = block_shape(threads);
-  const dim3 grid(blocks_for(rows, block.x), blocks_for(cols, block.y));  // x covers rows, y columns
-  GPULAB_LAUNCH(add_transposed, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
+  GPULAB_LAUNCH(add_transposed, (LaunchConfig{grid_for(rows, cols, block, true), block}), a.data(), b.data(), c.data(),
+                rows, cols);
 }
-
-namespace {
-
-dim3 record_grid(std::size_t rows, std::size_t cols, dim3 block, bool transposed) {
-  return transposed ? dim3(blocks_for(rows, block.x), blocks_for(cols, block.y))
-                    : dim3(blocks_for(cols, block.x), blocks_for(rows, block.y));
-}
-
-}  // namespace
 
 std::size_t launched_threads(std::size_t rows, std::size_t cols, int threads, bool transposed) {
   const dim3 block = block_shape(threads);
-  const dim3 grid = record_grid(rows, cols, block, transposed);
+  const dim3 grid = grid_for(rows, cols, block, transposed);
   return std::size_t{grid.x} * grid.y * block.x * block.y;
 }
 
+// The same grid as coalesced() or transposed(), so the map shows the launch those kernels get.
 void record_threads(std::span<ThreadRecord> records, std::size_t rows, std::size_t cols, int threads, bool transposed) {
   const dim3 block = block_shape(threads);
-  const dim3 grid = record_grid(rows, cols, block, transposed);
-  const std::size_t launched = launched_threads(rows, cols, threads, transposed);
+  const dim3 grid = grid_for(rows, cols, block, transposed);
+  const std::size_t launched = std::size_t{grid.x} * grid.y * block.x * block.y;
   if (records.size() != launched) {
     throw std::invalid_argument("record_threads: records must hold one entry per launched thread (" +
                                 std::to_string(launched) + ")");

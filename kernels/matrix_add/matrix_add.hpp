@@ -6,11 +6,13 @@
 
 namespace gpulab::matrix_add {
 
-// What one launched thread of a 2-D launch did: its coordinates, its warp, and the element it took
-// (-1, -1: the bounds guard stopped it). The data the app's thread map draws.
+// What one launched thread of a 2-D launch did: its coordinates, its warp, and the element its
+// index points at (`inside` false: outside the matrix, so the bounds guard stopped it). The data
+// the app's thread map draws.
 struct ThreadRecord {
   std::uint32_t block_x = 0, block_y = 0, thread_x = 0, thread_y = 0, warp = 0, lane = 0;
-  std::int64_t row = -1, col = -1;
+  std::int64_t row = 0, col = 0;
+  bool inside = false;
 };
 
 // One thread; the inner loop walks along a row: consecutive addresses.

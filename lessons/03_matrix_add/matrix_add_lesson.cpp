@@ -78,28 +78,13 @@ ThreadMap thread_map_of(std::int64_t n, int threads, Backend backend, const std:
   map.backend = backend;
   map.rows = map.cols = n;
   for (const auto& r : records) {
+    map.threads.push_back({static_cast<int>(r.block_x), static_cast<int>(r.block_y), static_cast<int>(r.thread_x),
+                           static_cast<int>(r.thread_y), static_cast<int>(r.warp), static_cast<int>(r.lane), r.row,
+                           r.col, r.inside});
     map.grid_x = std::max(map.grid_x, static_cast<int>(r.block_x) + 1);
     map.grid_y = std::max(map.grid_y, static_cast<int>(r.block_y) + 1);
     map.block_x = std::max(map.block_x, static_cast<int>(r.thread_x) + 1);
     map.block_y = std::max(map.block_y, static_cast<int>(r.thread_y) + 1);
-  }
-  for (const auto& r : records) {
-    ThreadCell t{static_cast<int>(r.block_x),
-                 static_cast<int>(r.block_y),
-                 static_cast<int>(r.thread_x),
-                 static_cast<int>(r.thread_y),
-                 static_cast<int>(r.warp),
-                 static_cast<int>(r.lane),
-                 r.row,
-                 r.col,
-                 r.row >= 0};
-    if (!t.is_inside) {  // where its index points, outside the matrix
-      const std::int64_t x = std::int64_t{t.block_x} * map.block_x + t.thread_x;
-      const std::int64_t y = std::int64_t{t.block_y} * map.block_y + t.thread_y;
-      t.row = transposed ? x : y;
-      t.col = transposed ? y : x;
-    }
-    map.threads.push_back(t);
   }
   map.launch = fmt::format("<<<dim3({}, {}), dim3({}, {})>>>", map.grid_x, map.grid_y, map.block_x, map.block_y);
   map.mapping = transposed ? "transposed: row = blockIdx.x * blockDim.x + threadIdx.x, col from the y coordinates"
