@@ -113,6 +113,29 @@ TEST_CASE("values are labelled in the units a learner reads", "[app]") {
   CHECK(format_value(value, unit) == text);
 }
 
+TEST_CASE("the ladder puts every series' GFLOP/s at the size most of them share, slowest first", "[app]") {
+  SeriesSet set;
+  auto with_gflops = [](Result r, double gflops) {
+    r.gflops = gflops;
+    return r;
+  };
+  set.add(with_gflops(result("naive", Backend::gpu, 1024, 4.0), 500));
+  set.add(with_gflops(result("tiled", Backend::gpu, 1024, 1.0), 9000));
+  set.add(with_gflops(result("tiled", Backend::gpu, 4096, 1.0), 20000));
+  set.add(with_gflops(result("cublas", Backend::gpu, 4096, 1.0), 50000), "lesson05-h100");
+  set.add(with_gflops(result("cublas", Backend::gpu, 8192, 1.0), 51000), "lesson05-h100");  // alone at 8192
+  set.add(with_gflops(result("naive", Backend::gpu, 4096, 1.0, Status::failed), 400));      // failed: no bar
+  const Ladder ladder = set.ladder("01");
+  CHECK(ladder.n == 4096);
+  REQUIRE(ladder.bars.size() == 2);
+  CHECK(ladder.bars[0].variant == "tiled");
+  CHECK(ladder.bars[1].variant == "cublas");
+  CHECK(ladder.bars[1].label == "cublas (gpu, recorded)");
+  set.set_visible(2, false);  // hide cublas: no size has two series any more but 1024
+  CHECK(set.ladder("01").n == 1024);
+  CHECK(set.ladder("02").bars.empty());
+}
+
 TEST_CASE("series group results by variant, backend and source, and keep one point per size", "[app]") {
   SeriesSet set;
   set.add(result("cpu_loop", Backend::cpu, 1024, 1.0));

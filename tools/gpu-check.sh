@@ -38,6 +38,14 @@ for exe in "$bin"/lesson*; do
 done
 grep -E "ERROR SUMMARY" "$out/memcheck.log" | sort | uniq -c
 
+echo "== compute-sanitizer racecheck (the kernels that use shared memory) =="
+: > "$out/racecheck.log"
+for n in 127 257; do
+  compute-sanitizer --tool racecheck --error-exitcode 99 "$bin/lesson05_matmul" --n $n --backend gpu --reps 1 \
+    --warmup 0 >> "$out/racecheck.log" 2>&1 || status=1
+done
+grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$out/racecheck.log" | sort | uniq -c
+
 echo "== benchmarks =="
 "$bin/lesson01_vector_add" --n 268435456 --backend gpu,cpu --json "$out/lesson01-n28.json" \
   > "$out/lesson01-n28.txt" 2>&1 || status=1
@@ -51,6 +59,10 @@ echo "== benchmarks =="
   > "$out/lesson03-cpu-n4096.txt" 2>&1 || status=1
 "$bin/lesson04_sigmoid" --n 268435456 --backend gpu,cpu --json "$out/lesson04-n28.json" \
   > "$out/lesson04-n28.txt" 2>&1 || status=1
+"$bin/lesson05_matmul" --n 4096 --backend gpu,cpu --reps 10 --json "$out/lesson05-n4096.json" \
+  > "$out/lesson05-n4096.txt" 2>&1 || status=1
+"$bin/lesson05_matmul" --sweep --backend gpu,cpu --variant cpu_blocked,openblas,warp_tiled,cublas --reps 5 \
+  --json "$out/lesson05-sweep.json" > "$out/lesson05-sweep.txt" 2>&1 || status=1
 if [[ "${GPU_CHECK_SWEEP:-1}" == 1 ]]; then
   "$bin/lesson01_vector_add" --sweep --json "$out/lesson01-sweep.json" > "$out/lesson01-sweep.txt" 2>&1 || status=1
 fi

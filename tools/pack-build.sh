@@ -12,4 +12,7 @@ cp -a "$build" ".carry/$build"
 find ".carry/$build" \( -name '*.o' -o -name '*.a' -o -name '*.d' \) -delete
 # The app and its tests need a display and Debian's GLFW and md4c, which GPU machines lack.
 rm -f ".carry/$build/bin/gpulab" ".carry/$build"/tests/app_*test
+# CMake's compiler checks, and the executables' symbol tables (CUDA's line info stays).
+find ".carry/$build/CMakeFiles" -maxdepth 2 -name 'CompilerId*' -exec rm -rf {} +
+find ".carry/$build/bin" ".carry/$build/tests" -maxdepth 1 -type f -perm -u+x -exec strip --strip-unneeded {} +
 du -sh ".carry/$build"

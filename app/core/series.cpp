@@ -119,4 +119,44 @@ std::vector<PlotLine> SeriesSet::rates(const std::string& lesson, RateKind kind)
   });
 }
 
+Ladder SeriesSet::ladder(const std::string& lesson) const {
+  std::map<std::int64_t, int> counts;  // size -> series with a passed point there
+  for (const Series& s : series_) {
+    if (!s.visible) continue;
+    std::int64_t last = -1;
+    for (const Result& r : s.points) {
+      if (plotted(r, lesson) && r.gflops > 0 && r.problem.n != last) ++counts[last = r.problem.n];
+    }
+  }
+  Ladder ladder;
+  int most = 0;
+  for (const auto& [n, count] : counts) most = std::max(most, count);
+  for (const auto& [n, count] : counts) {  // the largest size with at least half the most, and two
+    if (count >= 2 && 2 * count >= most) ladder.n = n;
+  }
+  if (ladder.n == 0) return ladder;
+  for (std::size_t i = 0; i < series_.size(); ++i) {
+    if (!series_[i].visible) continue;
+    double best = 0;  // over block sizes
+    for (const Result& r : series_[i].points) {
+      if (plotted(r, lesson) && r.problem.n == ladder.n) best = std::max(best, r.gflops);
+    }
+    if (best <= 0) continue;
+    const SeriesKey& key = series_[i].key;
+    const std::string label =
+        key.variant + " (" + std::string(to_string(key.backend)) + (key.recorded() ? ", recorded)" : ")");
+    // One bar per variant and backend: recorded files that share a size give the same bar.
+    auto same =
+        std::find_if(ladder.bars.begin(), ladder.bars.end(), [&](const LadderBar& b) { return b.label == label; });
+    if (same == ladder.bars.end()) {
+      ladder.bars.push_back({i, label, key.variant, best});
+    } else if (best > same->gflops) {
+      *same = {i, label, key.variant, best};
+    }
+  }
+  std::stable_sort(ladder.bars.begin(), ladder.bars.end(),
+                   [](const LadderBar& a, const LadderBar& b) { return a.gflops < b.gflops; });
+  return ladder;
+}
+
 }  // namespace gpulab::app

@@ -3,6 +3,7 @@
 // turned into what the plots draw: time, speedup over the best CPU variant, and achieved rates.
 // Live runs and recorded files (assets/results/) live side by side; recorded ones say so.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,18 @@ struct PlotLine {
   std::vector<PlotPoint> points;
 };
 
+// One bar of a ladder chart: a series' GFLOP/s at the ladder's size.
+struct LadderBar {
+  std::size_t series = 0;  // index into SeriesSet::series()
+  std::string label;
+  std::string variant;
+  double gflops = 0;
+};
+struct Ladder {
+  std::int64_t n = 0;           // the size every bar was measured at (0: nothing to draw)
+  std::vector<LadderBar> bars;  // slowest first: the ladder climbs
+};
+
 enum class TimeKind { kernel, end_to_end };
 enum class RateKind { gbps, gflops };
 
@@ -57,6 +70,10 @@ class SeriesSet {
   // point's time; sizes with no CPU point are left out.
   std::vector<PlotLine> speedups(const std::string& lesson, TimeKind kind) const;
   std::vector<PlotLine> rates(const std::string& lesson, RateKind kind) const;
+  // The visible series' GFLOP/s side by side at one size: the largest size at which at least two
+  // and at least half as many as at the best-covered size passed, live and recorded alike (one
+  // bar per variant and backend).
+  Ladder ladder(const std::string& lesson) const;
 
  private:
   std::vector<Series> series_;

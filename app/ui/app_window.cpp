@@ -45,8 +45,7 @@ std::string badge_key(const Result& r) { return r.variant + " (" + std::string(t
 
 // Whether a lesson's work is arithmetic (GFLOP/s) rather than memory traffic (GB/s).
 bool compute_bound(const Lesson& lesson) {
-  const Counts c = lesson.counts(lesson.problem(lesson.default_n));
-  return c.bytes > 0 && c.flops / c.bytes > 4;
+  return gpulab::compute_bound(lesson.counts(lesson.problem(lesson.default_n)));
 }
 
 }  // namespace
@@ -130,12 +129,13 @@ void AppWindow::select(const Lesson* lesson) {
   for (auto& r : recorded_) {  // recorded files of this lesson are overlaid where there is no GPU
     const bool mine = std::any_of(r.report.results.begin(), r.report.results.end(),
                                   [&](const Result& x) { return x.lesson == lesson->id; });
-    // Sweeps only: single-size files would crowd the legend with one-point lines.
+    // Sweeps only, where single-size files would crowd the legend with one-point lines; a lesson
+    // with a ladder chart shows those too (they are its bars).
     std::set<std::int64_t> sizes;
     for (const Result& x : r.report.results) {
       if (x.lesson == lesson->id) sizes.insert(x.problem.n);
     }
-    if (mine && sizes.size() > 2 && !r.shown && !gpu_usable_)
+    if (mine && (sizes.size() > 2 || !lesson->ladder_reference.empty()) && !r.shown && !gpu_usable_)
       toggle_recorded(static_cast<std::size_t>(&r - recorded_.data()), true);
   }
 }
@@ -551,10 +551,15 @@ void AppWindow::draw_plots() {
   if (ImGui::RadioButton("kernel only", kind == 0)) time_kind_ = TimeKind::kernel;
   ImGui::SameLine();
   if (ImGui::RadioButton("end to end, copies included", kind == 1)) time_kind_ = TimeKind::end_to_end;
+  if (!lesson_->ladder_reference.empty()) {
+    ImGui::SameLine(0, 24);
+    ImGui::Checkbox("GFLOP/s as a ladder (bars at one size)", &show_ladder_);
+  }
   draw_legend(series_, id);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
-  const float top_height = std::max(160.0f, avail.y * 0.55f);
+  const bool ladder = !lesson_->ladder_reference.empty() && show_ladder_;  // bars need the room
+  const float top_height = std::max(160.0f, avail.y * (ladder ? 0.4f : 0.55f));
   const float bottom_height = std::max(140.0f, avail.y - top_height - spacing);
   const std::string when = time_kind_ == TimeKind::kernel ? "kernel" : "end to end";
   const std::string n_label = "n (" + lesson_->size_help + ")";
@@ -581,10 +586,49 @@ void AppWindow::draw_plots() {
       }
     }
   }
+  if (flops) {
+    // The FP32 ceiling: this GPU's, else the first recorded file's.
+    if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready && peaks_.get() &&
+        peaks_.get()->fp32_gflops > 0) {
+      ceilings.push_back({peaks_.get()->fp32_gflops,
+                          "this GPU's FP32 peak: " + format_value(peaks_.get()->fp32_gflops, Unit::gflops)});
+    } else {
+      for (const auto& r : recorded_) {
+        if (r.shown && r.report.peaks && r.report.peaks->fp32_gflops > 0) {
+          ceilings.push_back(
+              {r.report.peaks->fp32_gflops, "FP32 peak of " + r.report.device.name + ": " +
+                                                format_value(r.report.peaks->fp32_gflops, Unit::gflops)});
+          break;
+        }
+      }
+    }
+  }
+  if (!lesson_->ladder_reference.empty() && show_ladder_) {
+    draw_ladder_chart(ceilings, {half, bottom_height});
+    return;
+  }
   draw_plot("rate",
             {flops ? "Achieved GFLOP/s (kernel)" : "Achieved bandwidth (kernel) against the measured ceiling",
              Unit::count, flops ? Unit::gflops : Unit::gbps, n_label, flops ? "GFLOP/s" : "GB/s"},
             series_.rates(id, flops ? RateKind::gflops : RateKind::gbps), ceilings, {half, bottom_height});
+}
+
+// The variants' GFLOP/s as bars at one size, against the library (the first reference) and the
+// FP32 ceiling.
+void AppWindow::draw_ladder_chart(const std::vector<ReferenceLine>& ceilings, ImVec2 size) {
+  const Ladder ladder = series_.ladder(lesson_->id);
+  std::vector<ReferenceLine> references;
+  const LadderBar* library = nullptr;
+  for (const auto& bar : ladder.bars) {
+    if (bar.variant == lesson_->ladder_reference && (library == nullptr || bar.gflops > library->gflops))
+      library = &bar;
+  }
+  if (library != nullptr)
+    references.push_back({library->gflops, library->label + ": " + format_value(library->gflops, Unit::gflops)});
+  references.insert(references.end(), ceilings.begin(), ceilings.end());
+  const std::string title = ladder.n > 0 ? "The ladder: GFLOP/s at n = " + std::to_string(ladder.n) + " (kernel)"
+                                         : std::string("The ladder: GFLOP/s (kernel)");
+  draw_ladder("ladder", title, ladder, references, size);
 }
 
 void AppWindow::draw_run() {

@@ -17,6 +17,7 @@
 #include "core/series.hpp"
 #include "core/settings.hpp"
 #include "ui/fonts.hpp"
+#include "ui/plot.hpp"
 
 namespace gpulab::app {
 
@@ -83,6 +84,7 @@ class AppWindow {
   void draw_parameters();
   void draw_results_table();
   void draw_plots();
+  void draw_ladder_chart(const std::vector<ReferenceLine>& ceilings, ImVec2 size);
   void draw_visualize();
   void draw_device();
   void draw_status_bar();
@@ -113,6 +115,7 @@ class AppWindow {
   std::future<ThreadMap> map_future_;
   bool pending_start_ = false, started_ = false, finished_ = false;
   int frames_after_finish_ = 0;
+  bool show_ladder_ = true;  // lessons with a ladder: bars at one size instead of rate against n
   TimeKind time_kind_ = TimeKind::kernel;
 };
 

@@ -192,4 +192,61 @@ void draw_legend(SeriesSet& series, const std::string& lesson) {
   }
 }
 
+void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
+                 const std::vector<ReferenceLine>& references, ImVec2 size) {
+  ImGui::PushID(id);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  if (size.x < 200) size.x = 200;
+  if (size.y < 80) size.y = 80;
+  ImGui::InvisibleButton("ladder", size);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float line_height = ImGui::GetTextLineHeight();
+  const ImU32 text_colour = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  draw->AddRectFilled(origin, {origin.x + size.x, origin.y + size.y}, ImGui::GetColorU32(ImGuiCol_FrameBg), 4.0f);
+  draw->AddText({origin.x + 8, origin.y + 4}, text_colour, title.c_str());
+  if (ladder.bars.empty()) {
+    draw->AddText({origin.x + 8, origin.y + 8 + line_height}, faint,
+                  "Run at least two variants at one size (or open a recorded file) to see the ladder.");
+    ImGui::PopID();
+    return;
+  }
+  float label_width = 0;
+  for (const auto& bar : ladder.bars) label_width = std::max(label_width, ImGui::CalcTextSize(bar.label.c_str()).x);
+  label_width = std::min(label_width, size.x * 0.4f);
+  double top = 0;
+  for (const auto& bar : ladder.bars) top = std::max(top, bar.gflops);
+  for (const auto& r : references) top = std::max(top, r.y);
+  top *= 1.05;
+  const float left = origin.x + 12 + label_width, right = origin.x + size.x - 12;
+  const float first_row = origin.y + 10 + 2 * line_height, bottom = origin.y + size.y - 8 - line_height;
+  const float row = std::max(4.0f, (bottom - first_row) / static_cast<float>(ladder.bars.size()));
+  auto x_of = [&](double v) { return left + static_cast<float>(v / top) * (right - left); };
+  const double reference = references.empty() ? 0 : references.front().y;
+
+  for (std::size_t i = 0; i < ladder.bars.size(); ++i) {
+    const LadderBar& bar = ladder.bars[i];
+    const float y0 = first_row + row * static_cast<float>(i), y1 = y0 + row * 0.8f;
+    ImGui::PushClipRect(origin, {left - 6, origin.y + size.y}, true);
+    draw->AddText({origin.x + 8, y0 + (row * 0.8f - line_height) / 2}, series_colour(bar.series), bar.label.c_str());
+    ImGui::PopClipRect();
+    draw->AddRectFilled({left, y0}, {x_of(bar.gflops), y1}, series_colour(bar.series, 0.85f), 2.0f);
+    std::string value = format_value(bar.gflops, Unit::gflops);
+    if (reference > 0)
+      value += "  (" + std::to_string(static_cast<int>(std::lround(100 * bar.gflops / reference))) + " %)";
+    const float text_x = std::min(x_of(bar.gflops) + 6, right - ImGui::CalcTextSize(value.c_str()).x);
+    draw->AddText({text_x, y0 + (row * 0.8f - line_height) / 2}, text_colour, value.c_str());
+  }
+  const float label_y = origin.y + 6 + line_height;
+  for (std::size_t i = 0; i < references.size(); ++i) {
+    const float x = x_of(references[i].y);
+    const ImU32 colour = i == 0 ? ImGui::GetColorU32(ImVec4{1, 1, 1, 0.8f}) : faint;
+    dashed_line(draw, {x, first_row - 4}, {x, bottom}, colour, 1.5f);
+    const float w = ImGui::CalcTextSize(references[i].label.c_str()).x;
+    draw->AddText({std::clamp(x - w / 2, left, std::max(left, right - w)), i == 0 ? bottom + 2 : label_y}, colour,
+                  references[i].label.c_str());
+  }
+  ImGui::PopID();
+}
+
 }  // namespace gpulab::app

@@ -141,6 +141,7 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
       if (const auto peaks = measured_peaks()) {
         fmt::print(out, "Measured copy bandwidth (device to device, {}): {:.0f} GB/s\n",
                    format_bytes(peaks->copy_bytes), peaks->copy_gbps);
+        fmt::print(out, "Measured FP32 peak (fused multiply-adds on registers): {:.0f} GFLOP/s\n", peaks->fp32_gflops);
       }
     }
   } else {

@@ -31,6 +31,10 @@ struct Counts {
   double d2h_bytes = 0;  // bytes copied device -> host per run
 };
 
+// Whether the work is arithmetic rather than memory traffic: more than 4 FLOPs per byte (the
+// rates and ceilings to compare with are then GFLOP/s and the FP32 peak, not GB/s and the copy).
+inline bool compute_bound(const Counts& c) { return c.bytes > 0 && c.flops / c.bytes > 4; }
+
 // Memory a run at this size needs at its peak, to refuse sizes that cannot fit before trying.
 struct Footprint {
   double host_bytes = 0;
@@ -81,6 +85,12 @@ struct Variant {
   std::int64_t max_n = 0;  // the largest size it can run (0: any); larger ones are skipped, explained
   // The variant's own work where it differs from the lesson's (an unfused version moves more).
   std::function<Counts(const Problem&)> counts = {};
+  // The kernel launches a block shape of its own (its tiles fix it): the block size asked for
+  // does not change it, so a block-size sweep runs it once.
+  bool fixed_block = false;
+  // Past this size a run would take minutes (a naive CPU loop): the executables and the app skip
+  // it and say so (0: no limit). Unlike max_n, the variant could run it.
+  std::int64_t slow_after_n = 0;
 };
 
 struct Lesson {
@@ -95,6 +105,11 @@ struct Lesson {
   std::int64_t max_n = 1;
   std::vector<std::int64_t> sweep;
   std::vector<std::int64_t> test_sizes;  // awkward sizes every variant is tested at, on every backend
+  // Where one size cannot say it (rectangular matrices): the problems tested instead of test_sizes.
+  std::vector<Problem> test_problems;
+  std::int64_t emulated_max_n = 0;  // the largest n an emulated run takes (0: any); emulation is slow
+  // The app's ladder chart: the variants' GFLOP/s as bars, this variant (a library) as the line to reach.
+  std::string ladder_reference;
   std::function<Problem(std::int64_t n)> problem;
   std::function<Counts(const Problem&)> counts;
   std::function<Footprint(const Problem&)> footprint;

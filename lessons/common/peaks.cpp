@@ -5,6 +5,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/device_info.hpp"
+#include "common/fp32_peak.hpp"
 #include "common/gpu_memory.hpp"
 #include "common/stats.hpp"
 
@@ -42,7 +43,9 @@ Peaks measure_copy() {
 std::optional<Peaks> measured_peaks() {
   static const std::optional<Peaks> peaks = []() -> std::optional<Peaks> {
     if (!device_info().available) return std::nullopt;
-    return measure_copy();
+    Peaks p = measure_copy();
+    p.fp32_gflops = gpu::measure_fp32_gflops();
+    return p;
   }();
   return peaks;
 }

@@ -6,8 +6,9 @@
 namespace gpulab {
 
 struct Peaks {
-  double copy_gbps = 0;   // cudaMemcpy device -> device, bytes read + written per second / 1e9
-  double copy_bytes = 0;  // the size of the buffer it copied
+  double copy_gbps = 0;    // cudaMemcpy device -> device, bytes read + written per second / 1e9
+  double copy_bytes = 0;   // the size of the buffer it copied
+  double fp32_gflops = 0;  // fused multiply-adds on registers, every multiprocessor (2 FLOPs each)
 };
 
 // Measures once (the first call) and returns the cached answer; nullopt without a GPU.

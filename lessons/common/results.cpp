@@ -43,14 +43,14 @@ std::string utc_now_iso8601() {
   return text;
 }
 
-namespace {
-
 std::string dims_text(const Problem& p) {
   if (p.dims.size() <= 1) return std::to_string(p.n);
   std::string text;
   for (const auto& [name, value] : p.dims) text += (text.empty() ? "" : "x") + std::to_string(value);
   return text;
 }
+
+namespace {
 
 std::string opt_ms(const std::optional<Stats>& s) { return s ? format_ms(s->median) : "—"; }
 std::string spread(const std::optional<Stats>& s) {
@@ -72,20 +72,26 @@ std::string check_text(const Result& r) {
   return "?";
 }
 // The columns a person reads; emulated rows are CPU time and say so.
+// The kernel's rate over the ceiling it is bound by: the copy bandwidth or the FP32 peak.
+std::string peak_text(const Result& r) {
+  if (r.percent_of_fp32_peak) return fmt::format("{:.1f} % FP32", *r.percent_of_fp32_peak);
+  if (r.percent_of_peak) return fmt::format("{:.1f} % copy", *r.percent_of_peak);
+  return "—";
+}
+
 std::string backend_text(Backend b) { return b == Backend::emulated ? "emulated (CPU)" : std::string(to_string(b)); }
 
 }  // namespace
 
 std::string format_table(const std::vector<Result>& results) {
-  std::vector<std::string> head = {"variant",          "backend",     "n",    "block", "kernel",
-                                   "kernel min – max", "H2D",         "D2H",  "total", "GB/s",
-                                   "GFLOP/s",          "% copy peak", "check"};
+  std::vector<std::string> head = {"variant",          "backend",   "n",    "block", "kernel",
+                                   "kernel min – max", "H2D",       "D2H",  "total", "GB/s",
+                                   "GFLOP/s",          "% of peak", "check"};
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
     rows.push_back({r.variant, backend_text(r.backend), dims_text(r.problem),
                     r.block > 0 ? std::to_string(r.block) : "—", opt_ms(r.kernel), spread(r.kernel), opt_ms(r.h2d),
-                    opt_ms(r.d2h), opt_ms(r.total), rate(r.gbps), rate(r.gflops),
-                    r.percent_of_peak ? fmt::format("{:.1f} %", *r.percent_of_peak) : "—", check_text(r)});
+                    opt_ms(r.d2h), opt_ms(r.total), rate(r.gbps), rate(r.gflops), peak_text(r), check_text(r)});
   }
   // The occupancy column only where some variant reports it (lesson 02's block-size sweep).
   if (std::any_of(results.begin(), results.end(), [](const Result& r) { return r.occupancy.has_value(); })) {
@@ -159,6 +165,7 @@ nlohmann::ordered_json record(const Result& r) {
   j["h2d_gbps"] = opt(r.h2d_gbps);
   j["d2h_gbps"] = opt(r.d2h_gbps);
   j["percent_of_copy_peak"] = opt(r.percent_of_peak);
+  j["percent_of_fp32_peak"] = opt(r.percent_of_fp32_peak);
   j["occupancy"] = opt(r.occupancy);
   // JSON has no infinity: a NaN that slipped into an output is written as null.
   j["rel_error"] = std::isfinite(r.rel_error) ? nlohmann::ordered_json(r.rel_error) : nlohmann::ordered_json(nullptr);
@@ -222,7 +229,9 @@ std::string format_json(const Report& report) {
     j["device_reason"] = report.device.reason;
   }
   if (report.peaks) {
-    j["peaks"] = {{"copy_gbps", report.peaks->copy_gbps}, {"copy_bytes", report.peaks->copy_bytes}};
+    j["peaks"] = {{"copy_gbps", report.peaks->copy_gbps},
+                  {"copy_bytes", report.peaks->copy_bytes},
+                  {"fp32_gflops", report.peaks->fp32_gflops}};
   } else {
     j["peaks"] = nullptr;
   }

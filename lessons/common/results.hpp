@@ -34,7 +34,9 @@ struct Result {
   double gbps = 0, gflops = 0;  // from the kernel's median time and the lesson's counts
   std::optional<double> h2d_gbps, d2h_gbps;
   std::optional<double> percent_of_peak;  // kernel GB/s over the measured copy bandwidth
-  std::optional<double> occupancy;        // theoretical occupancy of the kernel, where reported
+  // For compute-bound work (lesson 05 on): kernel GFLOP/s over the measured FP32 ceiling.
+  std::optional<double> percent_of_fp32_peak;
+  std::optional<double> occupancy;  // theoretical occupancy of the kernel, where reported
   double rel_error = 0;
 };
 
@@ -47,6 +49,8 @@ struct Report {
   std::vector<Result> results;
 };
 
+// A problem's size as the tables print it: "1048576", or "1000x1000x1000" (its dims).
+std::string dims_text(const Problem& p);
 std::string format_table(const std::vector<Result>& results);
 std::string format_csv(const std::vector<Result>& results);
 std::string format_json(const Report& report);

@@ -71,6 +71,7 @@ Result result_of(const Json& j, const std::string& where) {
   r.gbps = optional_number(j, "gbps").value_or(0);
   r.gflops = optional_number(j, "gflops").value_or(0);
   r.percent_of_peak = optional_number(j, "percent_of_copy_peak");
+  r.percent_of_fp32_peak = optional_number(j, "percent_of_fp32_peak");
   r.occupancy = optional_number(j, "occupancy");
   r.rel_error = optional_number(j, "rel_error").value_or(0);
   const auto status = j.contains("status") && j.at("status").is_string() ? j.at("status").get<std::string>() : "";
@@ -112,6 +113,7 @@ Report parse_json_report(const std::string& text) {
     Peaks peaks;
     peaks.copy_gbps = optional_number(j.at("peaks"), "copy_gbps").value_or(0);
     peaks.copy_bytes = optional_number(j.at("peaks"), "copy_bytes").value_or(0);
+    peaks.fp32_gflops = optional_number(j.at("peaks"), "fp32_gflops").value_or(0);
     report.peaks = peaks;
   }
   const Json& results = j.at("results");

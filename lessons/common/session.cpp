@@ -55,14 +55,33 @@ void fill_from(Result& r, const Measurement& m, const Counts& counts) {
     if (counts.d2h_bytes > 0) r.d2h_gbps = rate(counts.d2h_bytes, m.d2h, 1e9);
   }
   if (r.backend == Backend::gpu) {
-    if (const auto peaks = measured_peaks(); peaks && peaks->copy_gbps > 0) {
-      r.percent_of_peak = 100.0 * r.gbps / peaks->copy_gbps;
+    if (const auto peaks = measured_peaks()) {
+      if (compute_bound(counts) && peaks->fp32_gflops > 0) {
+        r.percent_of_fp32_peak = 100.0 * r.gflops / peaks->fp32_gflops;
+      } else if (!compute_bound(counts) && peaks->copy_gbps > 0) {
+        r.percent_of_peak = 100.0 * r.gbps / peaks->copy_gbps;
+      }
     }
   }
   if (m.cancelled) r.message = "cancelled after " + std::to_string(m.samples.size()) + " repetitions";
 }
 
 }  // namespace
+
+std::optional<std::string> skip_reason(const Lesson& lesson, const Variant& variant, Backend backend,
+                                       const Problem& problem) {
+  if (variant.slow_after_n > 0 && problem.n > variant.slow_after_n) {
+    return fmt::format("{} stops at n = {}: larger sizes would take minutes per run", variant.name,
+                       variant.slow_after_n);
+  }
+  if (backend == Backend::emulated && lesson.emulated_max_n > 0 && problem.n > lesson.emulated_max_n) {
+    return fmt::format(
+        "the emulator runs every GPU thread on the CPU: past n = {} it would take minutes; "
+        "run it on a GPU, or choose a smaller n",
+        lesson.emulated_max_n);
+  }
+  return std::nullopt;
+}
 
 std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection, const RunCallbacks& callbacks) {
   auto note = [&](const std::string& text) {
@@ -114,7 +133,7 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
     for (const auto& [v, backend] : runs) {
       // The CPU takes no block size; kernels run once per block size of a sweep.
       std::vector<int> blocks = selection.blocks;
-      if (blocks.empty() || backend == Backend::cpu) blocks = {selection.options.block};
+      if (blocks.empty() || backend == Backend::cpu || v->fixed_block) blocks = {selection.options.block};
       for (const int block : blocks) {
         if (cancelled()) break;
         Result r = row(*v, backend);
@@ -123,6 +142,12 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
         if (backend == Backend::emulated) {
           options.reps = r.reps = selection.emulated_reps.value_or(options.reps);
           options.warmup = r.warmup = selection.emulated_warmup.value_or(options.warmup);
+        }
+        if (auto reason = skip_reason(lesson, *v, backend, problem)) {
+          r.status = Status::skipped;
+          r.message = *reason;
+          publish(std::move(r));
+          continue;
         }
         try {
           const auto& make = std::find_if(v->backends.begin(), v->backends.end(), [b = backend](auto& p) {

@@ -30,6 +30,10 @@ struct RunCallbacks {
   std::function<bool()> cancelled;
 };
 
+// Why a variant does not run at this size on this backend (too slow there), or nothing.
+std::optional<std::string> skip_reason(const Lesson& lesson, const Variant& variant, Backend backend,
+                                       const Problem& problem);
+
 std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection, const RunCallbacks& callbacks = {});
 
 // The (variant, backend) pairs a selection runs, in the lesson's order.

@@ -36,9 +36,23 @@ RunOptions test_options(Backend backend, int block, std::uint64_t seed) {
 
 Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend, std::int64_t n,
                         int block, std::uint64_t seed) {
+  const Lesson* lesson = find_lesson(lesson_id);
+  if (lesson == nullptr) throw std::invalid_argument("no lesson " + lesson_id);
+  return run_variant(lesson_id, variant, backend, lesson->problem(n), block, seed);
+}
+
+std::vector<Problem> test_problems(const Lesson& lesson) {
+  if (!lesson.test_problems.empty()) return lesson.test_problems;
+  std::vector<Problem> problems;
+  for (std::int64_t n : lesson.test_sizes) problems.push_back(lesson.problem(n));
+  return problems;
+}
+
+Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend,
+                        const Problem& problem, int block, std::uint64_t seed) {
   const RunFactory& make = factory_of(lesson_id, variant, backend);
   const Lesson& lesson = *find_lesson(lesson_id);
-  const auto instance = lesson.make_instance(lesson.problem(n), seed);
+  const auto instance = lesson.make_instance(problem, seed);
   const RunOptions options = test_options(backend, block, seed);
   const auto run = make(*instance, options);
   return measure(*run, backend, options);

@@ -12,6 +12,13 @@ namespace gpulab::test {
 Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend, std::int64_t n,
                         int block = 256, std::uint64_t seed = 12345);
 
+// The same at any problem of the lesson (a rectangular matrix product, say).
+Measurement run_variant(const std::string& lesson_id, const std::string& variant, Backend backend,
+                        const Problem& problem, int block = 256, std::uint64_t seed = 12345);
+
+// The problems every variant of a lesson is tested at: its test_problems, else its test_sizes.
+std::vector<Problem> test_problems(const Lesson& lesson);
+
 // The same on a given instance (a lesson's edge inputs, say).
 Measurement run_variant_on(const std::string& lesson_id, const std::string& variant, Backend backend,
                            const Instance& instance, int block = 256);

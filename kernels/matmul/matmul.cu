@@ -1,0 +1,508 @@
+// Matrix multiply on the GPU, C = A · B, row-major: A is m × k, B is k × n, C is m × n.
+//
+// The ladder, each rung one idea over the one before:
+//   naive_kernel          one thread per element of C; a warp walks down a column of C
+//   coalesced_kernel      the same, but a warp walks along a row of C: B and C accesses coalesce
+//   shared_tiles_kernel   32 × 32 tiles of A and B staged in shared memory, each read 32 times there
+//   register_1d_kernel    each thread computes 8 elements of a column: a B value in a register is reused 8 times
+//   register_2d_kernel    each thread computes an 8 × 8 block: 16 shared loads feed 64 multiply-adds
+//   vectorised_kernel     float4 loads from global and shared memory; A stored transposed in shared memory
+//   warp_tiled_kernel     warp-shaped tiles without bank conflicts, larger tiles, double buffering
+//
+// Every kernel takes any m, n and k: tiles that stick out of the matrices load zeros and store nothing.
+// Run them: lesson05_matmul --variant all --n 2048
+#include <stdexcept>
+#include <string>
+
+#include "common/launch_description.hpp"
+#include "common/target.cuh"
+#include "matmul/matmul.hpp"
+
+namespace gpulab::GPULAB_TARGET::matmul {
+
+// ---------------------------------------------------------------- 1. naive
+
+// [snippet:naive_kernel]
+// One thread per element of C: a dot product of a row of A and a column of B, 2k loads for 2k
+// FLOPs. threadIdx.x picks the row, so the 32 threads of a warp read 32 different rows of A (32
+// separate memory transactions) and write down a column of C (32 more): nothing coalesces.
+__global__ void naive_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  const int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < m && col < n) {
+    float sum = 0.0f;
+    for (int i = 0; i < k; ++i) sum += a[row * k + i] * b[i * n + col];
+    c[row * n + col] = sum;
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- 2. coalesced
+
+// [snippet:coalesced_kernel]
+// What it adds: threadIdx.x picks the column. A warp's 32 threads now read 32 neighbouring
+// floats of a row of B (one 128-byte transaction), all read the same element of A (a broadcast)
+// and write 32 neighbouring floats of C. Same arithmetic, a fraction of the memory transactions.
+__global__ void coalesced_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < m && col < n) {
+    float sum = 0.0f;
+    for (int i = 0; i < k; ++i) sum += a[row * k + i] * b[i * n + col];
+    c[row * n + col] = sum;
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- 3. shared-memory tiles
+
+constexpr int kTile = 32;
+
+// [snippet:shared_tiles_kernel]
+// What it adds: a block of 32 × 32 threads computes a 32 × 32 tile of C. It walks along k one
+// 32-wide step at a time; at each step every thread loads one element of A and one of B into
+// shared memory, and then each loaded value is read 32 times from there instead of from global
+// memory. Global loads per FLOP drop 32-fold. Outside the matrices the tiles hold zeros, which
+// add nothing to the sums, so any m, n, k work.
+__global__ void shared_tiles_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
+  __shared__ float as[kTile][kTile];
+  __shared__ float bs[kTile][kTile];
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * kTile + ty;
+  const int col = blockIdx.x * kTile + tx;
+  float sum = 0.0f;
+  for (int k0 = 0; k0 < k; k0 += kTile) {
+    as[ty][tx] = (row < m && k0 + tx < k) ? a[row * k + k0 + tx] : 0.0f;
+    bs[ty][tx] = (k0 + ty < k && col < n) ? b[(k0 + ty) * n + col] : 0.0f;
+    __syncthreads();  // the tiles are complete before anyone reads them
+    for (int i = 0; i < kTile; ++i) sum += as[ty][i] * bs[i][tx];
+    __syncthreads();  // everyone is done reading before the next step overwrites them
+  }
+  if (row < m && col < n) c[row * n + col] = sum;
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- 4. 1-D register blocking
+
+// A 64 × 64 tile of C per block of 512 threads, k in steps of 8; each thread computes 8 rows of
+// one column.
+constexpr int k1dBM = 64, k1dBN = 64, k1dBK = 8, k1dTM = 8;
+constexpr int k1dThreads = k1dBM * k1dBN / k1dTM;
+
+// [snippet:register_1d_kernel]
+// What it adds: each thread computes a column of 8 elements of C, so each B value it takes from
+// shared memory is used 8 times from a register. Shared-memory loads per multiply-add drop from
+// 2 to 1.125, and shared memory, not global memory, was the limit of the tiled kernel.
+__global__ void __launch_bounds__(k1dThreads)
+    register_1d_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
+  __shared__ float as[k1dBM][k1dBK];
+  __shared__ float bs[k1dBK][k1dBN];
+  const int row0 = blockIdx.y * k1dBM;
+  const int col0 = blockIdx.x * k1dBN;
+  const int t = threadIdx.x;
+  const int col = t % k1dBN;                // this thread's column in the tile
+  const int first_row = t / k1dBN * k1dTM;  // and its 8 rows
+  // 512 threads load the 64 × 8 tile of A and the 8 × 64 tile of B, one element each.
+  const int a_row = t / k1dBK, a_col = t % k1dBK;
+  const int b_row = t / k1dBN, b_col = t % k1dBN;
+
+  float sum[k1dTM] = {};
+  for (int k0 = 0; k0 < k; k0 += k1dBK) {
+    const int ar = row0 + a_row, ac = k0 + a_col, br = k0 + b_row, bc = col0 + b_col;
+    as[a_row][a_col] = (ar < m && ac < k) ? a[ar * k + ac] : 0.0f;
+    bs[b_row][b_col] = (br < k && bc < n) ? b[br * n + bc] : 0.0f;
+    __syncthreads();
+    for (int i = 0; i < k1dBK; ++i) {
+      const float bv = bs[i][col];  // one load, eight uses
+#pragma unroll
+      for (int r = 0; r < k1dTM; ++r) sum[r] += as[first_row + r][i] * bv;
+    }
+    __syncthreads();
+  }
+  for (int r = 0; r < k1dTM; ++r) {
+    const int gr = row0 + first_row + r, gc = col0 + col;
+    if (gr < m && gc < n) c[gr * n + gc] = sum[r];
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- 5. 2-D register blocking
+
+// A 128 × 128 tile of C per block of 256 threads, k in steps of 8; each thread an 8 × 8 block.
+constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
+constexpr int kThreads = kBM * kBN / (kTM * kTN);
+
+// [snippet:register_2d_kernel]
+// What it adds: each thread computes an 8 × 8 block of C. Per step of k it loads 8 values of A
+// and 8 of B into registers and does their 64 products (an outer product): 16 shared loads for
+// 64 multiply-adds, against 9 for 8 in the 1-D kernel. Each block also reuses every global load
+// 128 times. The cost: 64 accumulators per thread, so fewer threads fit on a multiprocessor.
+__global__ void __launch_bounds__(kThreads)
+    register_2d_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
+  __shared__ float as[kBM][kBK];
+  __shared__ float bs[kBK][kBN];
+  const int row0 = blockIdx.y * kBM;
+  const int col0 = blockIdx.x * kBN;
+  const int t = threadIdx.x;
+  const int first_row = t / (kBN / kTN) * kTM;
+  const int first_col = t % (kBN / kTN) * kTN;
+
+  float sum[kTM][kTN] = {};
+  float ra[kTM], rb[kTN];
+  for (int k0 = 0; k0 < k; k0 += kBK) {
+    // 256 threads, 1024 elements in each tile: four loads each, neighbouring threads on
+    // neighbouring addresses.
+    for (int e = t; e < kBM * kBK; e += kThreads) {
+      const int r = e / kBK, cc = e % kBK;
+      as[r][cc] = (row0 + r < m && k0 + cc < k) ? a[(row0 + r) * k + k0 + cc] : 0.0f;
+    }
+    for (int e = t; e < kBK * kBN; e += kThreads) {
+      const int r = e / kBN, cc = e % kBN;
+      bs[r][cc] = (k0 + r < k && col0 + cc < n) ? b[(k0 + r) * n + col0 + cc] : 0.0f;
+    }
+    __syncthreads();
+    for (int i = 0; i < kBK; ++i) {
+#pragma unroll
+      for (int r = 0; r < kTM; ++r) ra[r] = as[first_row + r][i];
+#pragma unroll
+      for (int cc = 0; cc < kTN; ++cc) rb[cc] = bs[i][first_col + cc];
+#pragma unroll
+      for (int r = 0; r < kTM; ++r) {
+#pragma unroll
+        for (int cc = 0; cc < kTN; ++cc) sum[r][cc] += ra[r] * rb[cc];
+      }
+    }
+    __syncthreads();
+  }
+  for (int r = 0; r < kTM; ++r) {
+    for (int cc = 0; cc < kTN; ++cc) {
+      const int gr = row0 + first_row + r, gc = col0 + first_col + cc;
+      if (gr < m && gc < n) c[gr * n + gc] = sum[r][cc];
+    }
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- helpers for the float4 kernels
+
+// Four consecutive floats of a row, from `p` on: one 16-byte load where the caller has checked
+// that the row's four elements exist and `p` is 16-byte aligned (`vector`), else one by one with
+// zeros past `valid`. The branch is the same for whole warps except at the matrices' edges.
+__device__ inline float4 load4(const float* p, int valid, bool vector) {
+  if (vector && valid >= 4) return *reinterpret_cast<const float4*>(p);
+  return make_float4(valid > 0 ? p[0] : 0.0f, valid > 1 ? p[1] : 0.0f, valid > 2 ? p[2] : 0.0f,
+                     valid > 3 ? p[3] : 0.0f);
+}
+
+// The same for a store of four floats, of which `valid` exist.
+__device__ inline void store4(float* p, float4 v, int valid, bool vector) {
+  if (vector && valid >= 4) {
+    *reinterpret_cast<float4*>(p) = v;
+    return;
+  }
+  if (valid > 0) p[0] = v.x;
+  if (valid > 1) p[1] = v.y;
+  if (valid > 2) p[2] = v.z;
+  if (valid > 3) p[3] = v.w;
+}
+
+// How many of the four columns from `col` on exist in a row of `cols` (0 for a row past `rows`).
+__device__ inline int valid4(int row, int rows, int col, int cols) { return row < rows ? cols - col : 0; }
+
+// ---------------------------------------------------------------- 6. vectorised
+
+// [snippet:vectorised_kernel]
+// What it adds over register_2d_kernel (same tiles, same 8 × 8 per thread): every global load is
+// a float4 (16 bytes, a quarter of the instructions), and A's tile is stored transposed, as[k][m],
+// so a thread's 8 values of A for one k are consecutive and come in two float4 shared loads, as
+// its 8 values of B do. Four 16-byte shared loads now feed 64 multiply-adds.
+// `vec_a` / `vec_b` / `vec_c` say whether rows of A, B and C start on 16-byte boundaries (k or n
+// a multiple of 4); where they do not, the same kernel loads one float at a time.
+__global__ void __launch_bounds__(kThreads) vectorised_kernel(const float* a, const float* b, float* c, int m, int n,
+                                                              int k, bool vec_a, bool vec_b, bool vec_c) {
+  alignas(16) __shared__ float as[kBK][kBM];
+  alignas(16) __shared__ float bs[kBK][kBN];
+  const int row0 = blockIdx.y * kBM;
+  const int col0 = blockIdx.x * kBN;
+  const int t = threadIdx.x;
+  const int first_row = t / (kBN / kTN) * kTM;
+  const int first_col = t % (kBN / kTN) * kTN;
+  // One float4 of A (row t / 2, k-columns 0-3 or 4-7) and one of B (row t / 32, 4 columns) per thread.
+  const int a_row = t / 2, a_col = t % 2 * 4;
+  const int b_row = t / 32, b_col = t % 32 * 4;
+
+  float sum[kTM][kTN] = {};
+  for (int k0 = 0; k0 < k; k0 += kBK) {
+    const int ar = row0 + a_row, br = k0 + b_row;
+    const float4 va = load4(a + ar * k + k0 + a_col, valid4(ar, m, k0 + a_col, k), vec_a);
+    as[a_col + 0][a_row] = va.x;
+    as[a_col + 1][a_row] = va.y;
+    as[a_col + 2][a_row] = va.z;
+    as[a_col + 3][a_row] = va.w;
+    *reinterpret_cast<float4*>(&bs[b_row][b_col]) =
+        load4(b + br * n + col0 + b_col, valid4(br, k, col0 + b_col, n), vec_b);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kBK; ++i) {
+      const float4 a0 = *reinterpret_cast<const float4*>(&as[i][first_row]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&as[i][first_row + 4]);
+      const float4 b0 = *reinterpret_cast<const float4*>(&bs[i][first_col]);
+      const float4 b1 = *reinterpret_cast<const float4*>(&bs[i][first_col + 4]);
+      const float ra[kTM] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      const float rb[kTN] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (int r = 0; r < kTM; ++r) {
+#pragma unroll
+        for (int cc = 0; cc < kTN; ++cc) sum[r][cc] += ra[r] * rb[cc];
+      }
+    }
+    __syncthreads();
+  }
+  for (int r = 0; r < kTM; ++r) {
+    const int gr = row0 + first_row + r;
+    for (int half = 0; half < 2; ++half) {
+      const int gc = col0 + first_col + 4 * half;
+      const float* s = sum[r] + 4 * half;
+      store4(c + gr * n + gc, make_float4(s[0], s[1], s[2], s[3]), valid4(gr, m, gc, n), vec_c);
+    }
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- 7. warp tiling + double buffering
+
+// A block of 256 threads = 8 warps; each warp computes a WM × WN tile of C, its 32 lanes arranged
+// 4 × 8. A lane owns groups of 4 × 4 elements: rows ly·4 + 16·g and columns lx·4 + 32·h of its
+// warp's tile (ly = lane / 8, lx = lane % 8), so it computes (WM / 4) × (WN / 8) elements.
+// A's shared rows are padded by 4 floats. Two shapes are built (see warp_tiled below):
+//   128 × 256 per block, 64 × 64 per warp, 16 × 8 per thread: the large matrices' shape
+//   128 × 128 per block, 32 × 64 per warp,  8 × 8 per thread: more blocks for smaller ones
+constexpr int kWarpThreads = 256, kWarpBK = 8, kPadA = 4;
+
+// [snippet:warp_tiled_kernel]
+// What it adds over vectorised_kernel:
+// - Warp tiling. In vectorised_kernel a warp's 32 lanes read B at 32-byte strides (lane i at 8i),
+//   so each 16-byte shared load needs two passes through the banks. Here a lane's columns come in
+//   groups of 4 that are 32 apart, so a warp's B loads are 128 contiguous bytes (one pass) and its
+//   A loads are 4 distinct float4s, each broadcast to 8 lanes.
+// - Larger tiles per thread (16 × 8 for large matrices): 6 shared loads feed 128 multiply-adds,
+//   where vectorised_kernel needs 4 for 64. The price is registers (over 200 per thread), so
+//   fewer warps fit on a multiprocessor; they have enough independent work to hide the latency.
+// - Conflict-free transposed stores: A's shared rows are 132 floats long, so the 32 lanes storing
+//   their values of A land on 32 different banks.
+// - Double buffering: two copies of each shared tile. While the block computes on one, the next
+//   tile's global loads are already in flight (into registers), then stored to the other copy:
+//   one __syncthreads per step instead of two, and the loads' latency hides behind arithmetic.
+template <int BM, int BN, int WM, int WN>
+__global__ void __launch_bounds__(kWarpThreads) warp_tiled_kernel(const float* a, const float* b, float* c, int m,
+                                                                  int n, int k, bool vec_a, bool vec_b, bool vec_c) {
+  static_assert((BM / WM) * (BN / WN) * 32 == kWarpThreads, "the warps must cover the block's tile");
+  constexpr int BK = kWarpBK;
+  constexpr int TM = WM / 4, TN = WN / 8;              // this thread's elements of C
+  constexpr int LA = BM * BK / 4 / kWarpThreads;       // float4 loads of A per thread per step
+  constexpr int LB = BN * BK / 4 / kWarpThreads;       // and of B
+  alignas(16) __shared__ float as[2][BK][BM + kPadA];  // A transposed: as[k][row]
+  alignas(16) __shared__ float bs[2][BK][BN];
+  const int row0 = blockIdx.y * BM;
+  const int col0 = blockIdx.x * BN;
+  const int t = threadIdx.x;
+  const int warp = t / 32, lane = t % 32;
+  const int warp_row = warp / (BN / WN) * WM;  // this warp's tile within the block's tile
+  const int warp_col = warp % (BN / WN) * WN;
+  const int ly = lane / 8, lx = lane % 8;
+
+  // Global -> registers for the step at k0; registers -> shared copy `buffer`. Element e of a tile
+  // (e = t, t + 256, ...) is a float4: row e / (width / 4), columns from e % (width / 4) · 4.
+  float4 next_a[LA], next_b[LB];
+  auto load_step = [&](int k0) {
+    for (int l = 0; l < LA; ++l) {
+      const int e = t + l * kWarpThreads, row = row0 + e / (BK / 4), col = k0 + e % (BK / 4) * 4;
+      next_a[l] = load4(a + row * k + col, valid4(row, m, col, k), vec_a);
+    }
+    for (int l = 0; l < LB; ++l) {
+      const int e = t + l * kWarpThreads, row = k0 + e / (BN / 4), col = col0 + e % (BN / 4) * 4;
+      next_b[l] = load4(b + row * n + col, valid4(row, k, col, n), vec_b);
+    }
+  };
+  auto store_step = [&](int buffer) {
+    for (int l = 0; l < LA; ++l) {
+      const int e = t + l * kWarpThreads, row = e / (BK / 4), col = e % (BK / 4) * 4;
+      as[buffer][col + 0][row] = next_a[l].x;
+      as[buffer][col + 1][row] = next_a[l].y;
+      as[buffer][col + 2][row] = next_a[l].z;
+      as[buffer][col + 3][row] = next_a[l].w;
+    }
+    for (int l = 0; l < LB; ++l) {
+      const int e = t + l * kWarpThreads, row = e / (BN / 4), col = e % (BN / 4) * 4;
+      *reinterpret_cast<float4*>(&bs[buffer][row][col]) = next_b[l];
+    }
+  };
+
+  float sum[TM][TN] = {};
+  load_step(0);
+  store_step(0);
+  __syncthreads();
+  const int steps = (k + BK - 1) / BK;
+  for (int s = 0; s < steps; ++s) {
+    const int buffer = s % 2;
+    if (s + 1 < steps) load_step((s + 1) * BK);  // in flight during the arithmetic below
+#pragma unroll
+    for (int i = 0; i < BK; ++i) {
+      float ra[TM], rb[TN];
+      for (int g = 0; g < TM / 4; ++g) {
+        const float4 v = *reinterpret_cast<const float4*>(&as[buffer][i][warp_row + 16 * g + ly * 4]);
+        ra[4 * g] = v.x, ra[4 * g + 1] = v.y, ra[4 * g + 2] = v.z, ra[4 * g + 3] = v.w;
+      }
+      for (int h = 0; h < TN / 4; ++h) {
+        const float4 v = *reinterpret_cast<const float4*>(&bs[buffer][i][warp_col + 32 * h + lx * 4]);
+        rb[4 * h] = v.x, rb[4 * h + 1] = v.y, rb[4 * h + 2] = v.z, rb[4 * h + 3] = v.w;
+      }
+#pragma unroll
+      for (int r = 0; r < TM; ++r) {
+#pragma unroll
+        for (int cc = 0; cc < TN; ++cc) sum[r][cc] += ra[r] * rb[cc];
+      }
+    }
+    // The other copy was last read in step s - 1, before the barrier that ended it: safe to fill.
+    if (s + 1 < steps) store_step(1 - buffer);
+    __syncthreads();
+  }
+  for (int r = 0; r < TM; ++r) {
+    const int row = row0 + warp_row + r / 4 * 16 + ly * 4 + r % 4;
+    for (int h = 0; h < TN / 4; ++h) {
+      const int col = col0 + warp_col + 32 * h + lx * 4;
+      const float* v = sum[r] + 4 * h;
+      store4(c + row * n + col, make_float4(v[0], v[1], v[2], v[3]), valid4(row, m, col, n), vec_c);
+    }
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- launchers
+
+namespace {
+
+void check_shapes(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
+  if (m < 0 || n < 0 || k < 0) throw std::invalid_argument("matmul: m, n and k must not be negative");
+  const auto sm = static_cast<std::size_t>(m), sn = static_cast<std::size_t>(n), sk = static_cast<std::size_t>(k);
+  if (a.size() != sm * sk || b.size() != sk * sn || c.size() != sm * sn) {
+    throw std::invalid_argument("matmul: A must hold m·k, B k·n and C m·n floats (m = " + std::to_string(m) +
+                                ", n = " + std::to_string(n) + ", k = " + std::to_string(k) + ")");
+  }
+  // The kernels index with int, as a learner would write them.
+  constexpr std::size_t limit = std::size_t{1} << 31;
+  if (a.size() >= limit || b.size() >= limit || c.size() >= limit)
+    throw std::invalid_argument("matmul: each matrix must have fewer than 2^31 elements");
+}
+
+// Blocks of 32 threads across (x) and `threads / 32` down (y), at least one row.
+dim3 block_2d(int threads) { return dim3(32, static_cast<unsigned int>(std::max(1, threads / 32))); }
+
+unsigned int tiles(int extent, int tile) { return static_cast<unsigned int>((extent + tile - 1) / tile); }
+
+__global__ void zero_kernel(float* c, int count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) c[i] = 0.0f;
+}
+
+// C = 0 for k = 0 (A · B of an m × 0 and a 0 × n matrix), with a kernel since C is device memory.
+bool done_without_products(std::span<float> c, int k) {
+  if (c.empty()) return true;
+  if (k > 0) return false;
+  const int count = static_cast<int>(c.size());
+  GPULAB_LAUNCH(zero_kernel, (LaunchConfig{dim3(tiles(count, 256)), dim3(256)}), c.data(), count);
+  return true;
+}
+
+bool vector_rows(const float* p, int row_length) { return row_length % 4 == 0 && aligned16(p); }
+
+}  // namespace
+
+void naive(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k, int block) {
+  check_shapes(a, b, c, m, n, k);
+  if (done_without_products(c, k)) return;
+  const dim3 threads = block_2d(block);
+  GPULAB_LAUNCH(
+      naive_kernel,
+      (LaunchConfig{dim3(tiles(m, static_cast<int>(threads.x)), tiles(n, static_cast<int>(threads.y))), threads}),
+      a.data(), b.data(), c.data(), m, n, k);
+}
+
+void coalesced(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k, int block) {
+  check_shapes(a, b, c, m, n, k);
+  if (done_without_products(c, k)) return;
+  const dim3 threads = block_2d(block);
+  GPULAB_LAUNCH(
+      coalesced_kernel,
+      (LaunchConfig{dim3(tiles(n, static_cast<int>(threads.x)), tiles(m, static_cast<int>(threads.y))), threads}),
+      a.data(), b.data(), c.data(), m, n, k);
+}
+
+void shared_tiles(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
+  check_shapes(a, b, c, m, n, k);
+  if (done_without_products(c, k)) return;
+  GPULAB_LAUNCH(shared_tiles_kernel, (LaunchConfig{dim3(tiles(n, kTile), tiles(m, kTile)), dim3(kTile, kTile)}),
+                a.data(), b.data(), c.data(), m, n, k);
+}
+
+void register_1d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
+  check_shapes(a, b, c, m, n, k);
+  if (done_without_products(c, k)) return;
+  GPULAB_LAUNCH(register_1d_kernel, (LaunchConfig{dim3(tiles(n, k1dBN), tiles(m, k1dBM)), dim3(k1dThreads)}), a.data(),
+                b.data(), c.data(), m, n, k);
+}
+
+void register_2d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
+  check_shapes(a, b, c, m, n, k);
+  if (done_without_products(c, k)) return;
+  GPULAB_LAUNCH(register_2d_kernel, (LaunchConfig{dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)}), a.data(),
+                b.data(), c.data(), m, n, k);
+}
+
+void vectorised(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
+  check_shapes(a, b, c, m, n, k);
+  if (done_without_products(c, k)) return;
+  GPULAB_LAUNCH(vectorised_kernel, (LaunchConfig{dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)}), a.data(),
+                b.data(), c.data(), m, n, k, vector_rows(a.data(), k), vector_rows(b.data(), n),
+                vector_rows(c.data(), n));
+}
+
+// The large tile when it still gives every multiprocessor a block, else the small one: a 1024²
+// product has only 32 tiles of 128 × 256 for 132 multiprocessors, but 64 of 128 × 128.
+bool large_warp_tiles(int m, int n) {
+  const long blocks = static_cast<long>(tiles(m, 128)) * tiles(n, 256);
+  return blocks >= device().multiprocessors;
+}
+
+void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
+  check_shapes(a, b, c, m, n, k);
+  if (done_without_products(c, k)) return;
+  const bool va = vector_rows(a.data(), k), vb = vector_rows(b.data(), n), vc = vector_rows(c.data(), n);
+  if (large_warp_tiles(m, n)) {
+    GPULAB_LAUNCH((warp_tiled_kernel<128, 256, 64, 64>),
+                  (LaunchConfig{dim3(tiles(n, 256), tiles(m, 128)), dim3(kWarpThreads)}), a.data(), b.data(), c.data(),
+                  m, n, k, va, vb, vc);
+  } else {
+    GPULAB_LAUNCH((warp_tiled_kernel<128, 128, 32, 64>),
+                  (LaunchConfig{dim3(tiles(n, 128), tiles(m, 128)), dim3(kWarpThreads)}), a.data(), b.data(), c.data(),
+                  m, n, k, va, vb, vc);
+  }
+}
+
+double naive_occupancy(int block) {
+  return occupancy(naive_kernel, static_cast<int>(block_2d(block).x * block_2d(block).y));
+}
+double coalesced_occupancy(int block) {
+  return occupancy(coalesced_kernel, static_cast<int>(block_2d(block).x * block_2d(block).y));
+}
+double shared_tiles_occupancy() { return occupancy(shared_tiles_kernel, kTile * kTile); }
+double register_1d_occupancy() { return occupancy(register_1d_kernel, k1dThreads); }
+double register_2d_occupancy() { return occupancy(register_2d_kernel, kThreads); }
+double vectorised_occupancy() { return occupancy(vectorised_kernel, kThreads); }
+double warp_tiled_occupancy(int m, int n) {
+  return large_warp_tiles(m, n) ? occupancy(warp_tiled_kernel<128, 256, 64, 64>, kWarpThreads)
+                                : occupancy(warp_tiled_kernel<128, 128, 32, 64>, kWarpThreads);
+}
+
+}  // namespace gpulab::GPULAB_TARGET::matmul

@@ -1,0 +1,48 @@
+// cuBLAS SGEMM behind the lesson's row-major interface.
+#include "matmul/matmul_cublas.hpp"
+
+#include <cublas_v2.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "common/cuda_error.hpp"
+
+namespace gpulab::gpu::matmul {
+
+namespace {
+
+void check(cublasStatus_t status, const char* call, int line) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  throw CudaError(static_cast<int>(status), cublasGetStatusString(status),
+                  std::string(call) + " failed at " + __FILE__ + ":" + std::to_string(line) + ": " +
+                      cublasGetStatusString(status) + " (" + cublasGetStatusName(status) + ")");
+}
+#define GPULAB_CUBLAS_CHECK(call) check((call), #call, __LINE__)
+
+// One handle per thread that calls (creating one costs milliseconds; the app runs lessons on its
+// own thread), on the current device.
+cublasHandle_t handle() {
+  thread_local cublasHandle_t h = [] {
+    cublasHandle_t created = nullptr;
+    GPULAB_CUBLAS_CHECK(cublasCreate(&created));
+    // FP32 all the way: no TF32 tensor-core math, no emulation, to compare like with like.
+    GPULAB_CUBLAS_CHECK(cublasSetMathMode(created, CUBLAS_DEFAULT_MATH));
+    return created;
+  }();
+  return h;
+}
+
+}  // namespace
+
+void cublas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
+  if (m < 0 || n < 0 || k < 0) throw std::invalid_argument("matmul: m, n and k must not be negative");
+  if (c.empty()) return;
+  const float one = 1.0f, zero = 0.0f;
+  // cuBLAS is column-major. A row-major matrix is its transpose in column-major, so C = A·B
+  // row-major is Cᵀ = Bᵀ·Aᵀ column-major: swap the operands, no copies.
+  GPULAB_CUBLAS_CHECK(cublasSgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.data(), n, a.data(),
+                                  k > 0 ? k : 1, &zero, c.data(), n));
+}
+
+}  // namespace gpulab::gpu::matmul

@@ -1,0 +1,328 @@
+// Lesson 05, matrix multiply: the workload, its variants, what it counts and how it is checked.
+#include "05_matmul/matmul_lesson.hpp"
+
+#include <cmath>
+#include <functional>
+
+#include "05_matmul/matmul_check.hpp"
+#include "common/random.hpp"
+#include "common/targets.hpp"
+#include "matmul/matmul.hpp"
+#if GPULAB_HAVE_CUDA
+#include "matmul/matmul_cublas.hpp"
+#endif
+
+namespace gpulab {
+
+namespace {
+
+namespace mm = matmul;
+
+using Span = std::span<const float>;
+// One variant's work, on host spans (CPU) or device spans (GPU, emulated).
+using MatmulFunction = std::function<void(Span a, Span b, std::span<float> c, int m, int n, int k, int block)>;
+// Theoretical occupancy at a block size and shape (warp_tiled picks its tiles from m and n).
+using OccupancyFunction = std::function<double(int block, int m, int n)>;
+
+struct MatmulInstance : Instance {
+  int m = 0, n = 0, k = 0;
+  std::vector<float> a, b;
+  ProductReference reference;
+};
+
+int dim(const Problem& p, const char* name) {
+  for (const auto& [key, value] : p.dims) {
+    if (key == name) return static_cast<int>(value);
+  }
+  return static_cast<int>(p.n);
+}
+
+std::string name_of(const std::string& variant, Backend backend) {
+  return "matmul " + variant + " (" + std::string(to_string(backend)) + ")";
+}
+
+class CpuMatmulRun : public Run {
+ public:
+  CpuMatmulRun(const MatmulInstance& in, std::string name, MatmulFunction fn)
+      : in_(in), name_(std::move(name)), fn_(std::move(fn)), c_(static_cast<std::size_t>(in.m) * in.n) {}
+  void poison() override { gpulab::poison(c_); }
+  void compute() override { fn_(in_.a, in_.b, c_, in_.m, in_.n, in_.k, 0); }
+  CheckResult check() const override { return check_product(c_, in_.reference, name_of(name_, Backend::cpu)); }
+
+ private:
+  const MatmulInstance& in_;
+  std::string name_;
+  MatmulFunction fn_;
+  std::vector<float> c_;
+};
+
+// A kernel (or cuBLAS) on a device target: pinned host copies filled once, device A, B and C.
+template <typename Target>
+class KernelMatmulRun : public Run {
+ public:
+  KernelMatmulRun(const MatmulInstance& in, std::string name, MatmulFunction fn, int block, int threads,
+                  OccupancyFunction occupancy)
+      : in_(in),
+        name_(std::move(name)),
+        fn_(std::move(fn)),
+        block_(block),
+        threads_(threads),
+        occupancy_(std::move(occupancy)),
+        host_a_(in.a.size(), "A (host)"),
+        host_b_(in.b.size(), "B (host)"),
+        host_c_(static_cast<std::size_t>(in.m) * in.n, "C (host)"),
+        a_(in.a.size(), "A"),
+        b_(in.b.size(), "B"),
+        c_(host_c_.size(), "C") {
+    std::copy(in.a.begin(), in.a.end(), host_a_.data());
+    std::copy(in.b.begin(), in.b.end(), host_b_.data());
+  }
+  void poison() override {
+    c_.fill_bytes(kPoisonByte);
+    gpulab::poison(host_c_.span());
+  }
+  void upload() override {
+    a_.copy_from(host_a_.span());
+    b_.copy_from(host_b_.span());
+  }
+  void compute() override { fn_(a_.span(), b_.span(), c_.span(), in_.m, in_.n, in_.k, block_); }
+  void download() override { c_.copy_to(host_c_.span()); }
+  CheckResult check() const override {
+    return check_product(host_c_.span(), in_.reference, name_of(name_, Target::backend));
+  }
+  int block() const override { return threads_; }
+  std::optional<double> occupancy() const override {
+    return occupancy_ ? std::optional<double>(occupancy_(block_, in_.m, in_.n)) : std::nullopt;
+  }
+
+ private:
+  const MatmulInstance& in_;
+  std::string name_;
+  MatmulFunction fn_;
+  int block_, threads_;
+  OccupancyFunction occupancy_;
+  typename Target::template HostBuffer<float> host_a_, host_b_, host_c_;
+  typename Target::template DeviceBuffer<float> a_, b_, c_;
+};
+
+// ---- adapters from each function's own signature
+
+using CpuFunction = void (*)(Span, Span, std::span<float>, int, int, int);
+using BlockLauncher = void (*)(Span, Span, std::span<float>, int, int, int, int);
+using FixedLauncher = void (*)(Span, Span, std::span<float>, int, int, int);
+
+RunFactory cpu(const std::string& name, CpuFunction fn) {
+  return factory<MatmulInstance>([=](const MatmulInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    return std::make_unique<CpuMatmulRun>(
+        in, name, [fn](Span a, Span b, std::span<float> c, int m, int n, int k, int) { fn(a, b, c, m, n, k); });
+  });
+}
+
+// The naive kernels launch 32 × (block / 32) threads per block.
+int threads_2d(int block) { return 32 * std::max(1, block / 32); }
+
+// A kernel on one target. `threads`: the threads per block it launches (from the block size asked for).
+template <typename Target>
+RunFactory kernel_run(const std::string& name, MatmulFunction fn, std::function<int(int)> threads,
+                      OccupancyFunction occupancy) {
+  return factory<MatmulInstance>([=](const MatmulInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
+    return std::make_unique<KernelMatmulRun<Target>>(in, name, fn, options.block, threads(options.block), occupancy);
+  });
+}
+
+MatmulFunction with_block(BlockLauncher f) {
+  if (f == nullptr) return {};
+  return [f](Span a, Span b, std::span<float> c, int m, int n, int k, int block) { f(a, b, c, m, n, k, block); };
+}
+MatmulFunction fixed(FixedLauncher f) {
+  if (f == nullptr) return {};
+  return [f](Span a, Span b, std::span<float> c, int m, int n, int k, int) { f(a, b, c, m, n, k); };
+}
+
+// A kernel variant on the GPU (where built) and emulated, from one kernel source.
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name,
+                                                            [[maybe_unused]] const MatmulFunction& gpu,
+                                                            const MatmulFunction& emulated,
+                                                            const std::function<int(int)>& threads,
+                                                            [[maybe_unused]] const OccupancyFunction& gpu_occupancy,
+                                                            const OccupancyFunction& emulated_occupancy) {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  if (gpu) backends.emplace_back(Backend::gpu, kernel_run<GpuTarget>(name, gpu, threads, gpu_occupancy));
+#endif
+  backends.emplace_back(Backend::emulated, kernel_run<EmulatedTarget>(name, emulated, threads, emulated_occupancy));
+  return backends;
+}
+
+// The launchers of one kernel by name, on both targets.
+#if GPULAB_HAVE_CUDA
+#define GPULAB_GPU_OCCUPANCY(f) OccupancyFunction([](int block, int, int) { return gpu::matmul::f(block); })
+#define GPULAB_GPU_FIXED_OCCUPANCY(f) OccupancyFunction([](int, int, int) { return gpu::matmul::f(); })
+#define GPULAB_GPU_SHAPE_OCCUPANCY(f) OccupancyFunction([](int, int m, int n) { return gpu::matmul::f(m, n); })
+#else
+#define GPULAB_GPU_OCCUPANCY(f) OccupancyFunction()
+#define GPULAB_GPU_FIXED_OCCUPANCY(f) OccupancyFunction()
+#define GPULAB_GPU_SHAPE_OCCUPANCY(f) OccupancyFunction()
+#endif
+
+std::vector<std::pair<Backend, RunFactory>> block_kernel(const std::string& name, BlockLauncher gpu_launcher,
+                                                         BlockLauncher emulated_launcher, OccupancyFunction gpu_occ,
+                                                         OccupancyFunction emu_occ) {
+  return kernel_backends(name, with_block(gpu_launcher), with_block(emulated_launcher), threads_2d, gpu_occ, emu_occ);
+}
+
+std::vector<std::pair<Backend, RunFactory>> fixed_kernel(const std::string& name, FixedLauncher gpu_launcher,
+                                                         FixedLauncher emulated_launcher, int threads,
+                                                         OccupancyFunction gpu_occ, OccupancyFunction emu_occ) {
+  return kernel_backends(
+      name, fixed(gpu_launcher), fixed(emulated_launcher), [threads](int) { return threads; }, gpu_occ, emu_occ);
+}
+
+std::vector<std::pair<Backend, RunFactory>> cublas_backends() {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  backends.emplace_back(Backend::gpu,
+                        kernel_run<GpuTarget>(
+                            "cublas", fixed(gpu::matmul::cublas), [](int) { return 0; }, OccupancyFunction()));
+#endif
+  backends.emplace_back(Backend::emulated, not_emulated("cuBLAS"));
+  return backends;
+}
+
+// ---- the lesson
+
+// Square n × n × n.
+Problem problem_of(std::int64_t n) { return {n, {{"m", n}, {"n", n}, {"k", n}}}; }
+
+// Any shape; its size on the lesson's axis is the side of the cube with the same work.
+Problem shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return {std::max<std::int64_t>(1, std::llround(std::cbrt(work))), {{"m", m}, {"n", n}, {"k", k}}};
+}
+
+Counts counts_of(const Problem& p) {
+  const double m = dim(p, "m"), n = dim(p, "n"), k = dim(p, "k");
+  // 2mnk FLOPs (a multiply and an add per term); the least traffic: read A and B once, write C once.
+  return {2 * m * n * k, 4 * (m * k + k * n + m * n), 4 * (m * k + k * n), 4 * m * n};
+}
+
+Footprint footprint_of(const Problem& p) {
+  const double m = dim(p, "m"), n = dim(p, "n"), k = dim(p, "k");
+  const double floats = m * k + k * n + m * n;
+  // Host: A and B, their pinned copies and C's; the reference: float64 copies of A and B, and
+  // every element with its bound (small sizes), or 64 rows and 64 columns of them (large sizes).
+  const bool full = m * n * k <= kFullCheckWork;
+  const double reference = full ? 16 * (m * k + k * n) + 40 * m * n : 24 * 64 * (m + n) + 8 * (m + n + 4 * k);
+  return {4 * (m * k + k * n) + 4 * floats + reference, 4 * floats};
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  auto in = std::make_unique<MatmulInstance>();
+  in->m = dim(p, "m");
+  in->n = dim(p, "n");
+  in->k = dim(p, "k");
+  in->a.resize(static_cast<std::size_t>(in->m) * in->k);
+  in->b.resize(static_cast<std::size_t>(in->k) * in->n);
+  fill_uniform(in->a, seed, 0, -1.0f, 1.0f);
+  fill_uniform(in->b, seed, 1, -1.0f, 1.0f);
+  in->reference = product_reference(in->a, in->b, in->m, in->n, in->k, seed);
+  return in;
+}
+
+Lesson make_lesson() {
+  using namespace std::string_literals;
+  Lesson l;
+  l.id = "05";
+  l.name = "matmul";
+  l.title = "Matrix multiply";
+  l.summary = "SGEMM from one thread per element to warp tiles and double buffering, against cuBLAS and OpenBLAS";
+  l.text_file = "docs/lessons/05-matmul.md";
+  l.source_file = "kernels/matmul/matmul.cu";
+  l.size_help = "n for n × n matrices (m = n = k)";
+  l.default_n = 1024;
+  l.max_n = 16384;
+  l.sweep = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
+  l.emulated_max_n = 1024;  // ~10^9 multiply-adds: seconds emulated; more would take minutes
+  l.test_problems = {shape(1, 1, 1),      shape(17, 33, 9), shape(127, 129, 65), shape(1000, 1000, 1000),
+                     shape(2053, 7, 300), shape(0, 5, 3),   shape(4, 6, 0)};
+  l.test_sizes = {1, 17, 127, 1000};
+  l.problem = problem_of;
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+  l.ladder_reference = "cublas";
+
+  namespace emu = emulated::matmul;
+  l.variants = {
+      {"cpu_naive",
+       "One CPU thread, the i-j-k loops: B read down its columns",
+       {{Backend::cpu, cpu("cpu_naive", mm::cpu_naive)}}},
+      {"cpu_ikj",
+       "i-k-j loop order (rows of B, vectorised), every core",
+       {{Backend::cpu, cpu("cpu_ikj", mm::cpu_ikj_threads)}}},
+      {"cpu_blocked",
+       "Cache blocking, packed panels, a register-tiled vector micro-kernel, every core",
+       {{Backend::cpu, cpu("cpu_blocked", mm::cpu_blocked)}}},
+      {"openblas", "OpenBLAS sgemm: the CPU library", {{Backend::cpu, cpu("openblas", mm::cpu_openblas)}}},
+      {"naive", "One thread per element of C, threadIdx.x down a column: nothing coalesces",
+       block_kernel("naive", GPULAB_GPU_LAUNCHER(gpu::matmul::naive), emu::naive, GPULAB_GPU_OCCUPANCY(naive_occupancy),
+                    [](int b, int, int) { return emu::naive_occupancy(b); })},
+      {"coalesced", "One thread per element of C, threadIdx.x along a row: loads and stores coalesce",
+       block_kernel("coalesced", GPULAB_GPU_LAUNCHER(gpu::matmul::coalesced), emu::coalesced,
+                    GPULAB_GPU_OCCUPANCY(coalesced_occupancy),
+                    [](int b, int, int) { return emu::coalesced_occupancy(b); })},
+      {"shared_tiles",
+       "32 × 32 tiles of A and B in shared memory, each value read 32 times there",
+       fixed_kernel("shared_tiles", GPULAB_GPU_LAUNCHER(gpu::matmul::shared_tiles), emu::shared_tiles, 1024,
+                    GPULAB_GPU_FIXED_OCCUPANCY(shared_tiles_occupancy),
+                    [](int, int, int) { return emu::shared_tiles_occupancy(); }),
+       0,
+       {},
+       true},
+      {"register_1d",
+       "64 × 64 tiles, 8 results per thread down a column (1-D register blocking)",
+       fixed_kernel("register_1d", GPULAB_GPU_LAUNCHER(gpu::matmul::register_1d), emu::register_1d, 512,
+                    GPULAB_GPU_FIXED_OCCUPANCY(register_1d_occupancy),
+                    [](int, int, int) { return emu::register_1d_occupancy(); }),
+       0,
+       {},
+       true},
+      {"register_2d",
+       "128 × 128 tiles, an 8 × 8 block per thread (2-D register blocking)",
+       fixed_kernel("register_2d", GPULAB_GPU_LAUNCHER(gpu::matmul::register_2d), emu::register_2d, 256,
+                    GPULAB_GPU_FIXED_OCCUPANCY(register_2d_occupancy),
+                    [](int, int, int) { return emu::register_2d_occupancy(); }),
+       0,
+       {},
+       true},
+      {"vectorised",
+       "register_2d with float4 loads and A transposed in shared memory",
+       fixed_kernel("vectorised", GPULAB_GPU_LAUNCHER(gpu::matmul::vectorised), emu::vectorised, 256,
+                    GPULAB_GPU_FIXED_OCCUPANCY(vectorised_occupancy),
+                    [](int, int, int) { return emu::vectorised_occupancy(); }),
+       0,
+       {},
+       true},
+      {"warp_tiled",
+       "Warp-shaped tiles without bank conflicts, 16 × 8 per thread, double-buffered shared memory",
+       fixed_kernel("warp_tiled", GPULAB_GPU_LAUNCHER(gpu::matmul::warp_tiled), emu::warp_tiled, 256,
+                    GPULAB_GPU_SHAPE_OCCUPANCY(warp_tiled_occupancy),
+                    [](int, int m, int n) { return emu::warp_tiled_occupancy(m, n); }),
+       0,
+       {},
+       true},
+      {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), 0, {}, true},
+  };
+  // The naive loops take seconds at n = 1024 and hours at 8192.
+  l.variants.front().slow_after_n = 1024;
+  return l;
+}
+
+}  // namespace
+
+const Lesson& matmul_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
