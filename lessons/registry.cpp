@@ -10,8 +10,7 @@ namespace gpulab {
 
 const std::vector<const Lesson*>& all_lessons() {
   static const std::vector<const Lesson*> lessons = {&vector_add_lesson(), &thread_hierarchy_lesson(),
-                                                     &matrix_add_lesson(), &sigmoid_lesson(),
-                                                     &matmul_lesson()};
+                                                     &matrix_add_lesson(), &sigmoid_lesson(), &matmul_lesson()};
   return lessons;
 }
 

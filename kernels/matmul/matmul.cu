@@ -399,6 +399,12 @@ void check_shapes(std::span<const float> a, std::span<const float> b, std::span<
 // Blocks of 32 threads across (x) and `threads / 32` down (y), at least one row.
 dim3 block_2d(int threads) { return dim3(32, static_cast<unsigned int>(std::max(1, threads / 32))); }
 
+}  // namespace
+
+int naive_threads(int block) { return static_cast<int>(block_2d(block).x * block_2d(block).y); }
+
+namespace {
+
 unsigned int tiles(int extent, int tile) { return static_cast<unsigned int>((extent + tile - 1) / tile); }
 
 __global__ void zero_kernel(float* c, int count) {
@@ -490,12 +496,8 @@ void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<fl
   }
 }
 
-double naive_occupancy(int block) {
-  return occupancy(naive_kernel, static_cast<int>(block_2d(block).x * block_2d(block).y));
-}
-double coalesced_occupancy(int block) {
-  return occupancy(coalesced_kernel, static_cast<int>(block_2d(block).x * block_2d(block).y));
-}
+double naive_occupancy(int block) { return occupancy(naive_kernel, naive_threads(block)); }
+double coalesced_occupancy(int block) { return occupancy(coalesced_kernel, naive_threads(block)); }
 double shared_tiles_occupancy() { return occupancy(shared_tiles_kernel, kTile * kTile); }
 double register_1d_occupancy() { return occupancy(register_1d_kernel, k1dThreads); }
 double register_2d_occupancy() { return occupancy(register_2d_kernel, kThreads); }

@@ -118,9 +118,6 @@ RunFactory cpu(const std::string& name, CpuFunction fn) {
   });
 }
 
-// The naive kernels launch 32 × (block / 32) threads per block.
-int threads_2d(int block) { return 32 * std::max(1, block / 32); }
-
 // A kernel on one target. `threads`: the threads per block it launches (from the block size asked for).
 template <typename Target>
 RunFactory kernel_run(const std::string& name, MatmulFunction fn, std::function<int(int)> threads,
@@ -168,7 +165,9 @@ std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& n
 std::vector<std::pair<Backend, RunFactory>> block_kernel(const std::string& name, BlockLauncher gpu_launcher,
                                                          BlockLauncher emulated_launcher, OccupancyFunction gpu_occ,
                                                          OccupancyFunction emu_occ) {
-  return kernel_backends(name, with_block(gpu_launcher), with_block(emulated_launcher), threads_2d, gpu_occ, emu_occ);
+  // Both targets launch the same block shape (one source): the emulated build says which.
+  return kernel_backends(name, with_block(gpu_launcher), with_block(emulated_launcher), emulated::matmul::naive_threads,
+                         gpu_occ, emu_occ);
 }
 
 std::vector<std::pair<Backend, RunFactory>> fixed_kernel(const std::string& name, FixedLauncher gpu_launcher,
