@@ -191,3 +191,26 @@ TEST_CASE("an unwritable --json path leaves no file behind", "[cli]") {
   CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("lesson 06 runs a layer by its shape and refuses shapes it cannot take", "[cli]") {
+  const std::string lesson06 = executable("lesson06_conv");
+  const auto ok = run_command(lesson06 + " --shape 2x3x17x19:5:3x3 --backend cpu,emulated --reps 1 --warmup 0");
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.output, Contains("2x3x17x19→5 3x3 p1 s1") && Contains("winograd") && Contains("passed"));
+  // The planted bugs run only when named, and fail their check (exit 1).
+  CHECK_FALSE(Contains("bug_barrier").match(ok.output));
+  const auto bug = run_command(lesson06 + " --shape 2x3x17x19:5:3x3 --backend emulated --variant bug_channels");
+  CHECK(bug.exit_code == 1);
+  CHECK_THAT(bug.output, Contains("FAILED"));
+  for (const char* bad : {"1x1x8x8:1:40x40", "1x1x8x8", "1x1x4x4:1:9x9:0", "1x1x8x8:1:3x3:1:9"}) {
+    CAPTURE(bad);
+    const auto r = run_command(lesson06 + " --shape " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("--shape") && Contains("NxCxHxW:K:RxS"));
+  }
+  CHECK(run_command(lesson06 + " --shape 1x1x8x8:1:3x3 --n 8").exit_code == 2);
+  const auto no_shape = run_command(lesson01 + " --shape 1x1x8x8:1:3x3");
+  CHECK(no_shape.exit_code == 2);
+  CHECK_THAT(no_shape.output, Contains("takes no --shape"));
+}

@@ -44,6 +44,7 @@ TEST_CASE("every variant matches its CPU reference at awkward sizes and block si
   const std::uint64_t seed = test::test_seed();
   const std::string size = dims_text(c.problem);
   CAPTURE(c.lesson, c.variant, size, block, seed);
+  if (variant_of(c).deliberately_wrong) return;  // the planted bugs: tested below
   if (variant_of(c).fixed_block && block != 256) return;
   // A variant that cannot hold this size (one block of n threads) declines it; that refusal is
   // tested with its lesson.
@@ -64,6 +65,37 @@ TEST_CASE("every variant matches its CPU reference at awkward sizes and block si
   CHECK(m.first_check.passed);
   CHECK(m.final_check.passed);
   CHECK_FALSE(m.samples.empty());
+}
+
+// The debugging lesson's kernels with a planted bug: the tests must catch each one, at some
+// awkward size (a bug that only shows at C > 1 passes the C = 1 problems). On a GPU a missing
+// barrier may happen to give the right answer: compute-sanitizer's racecheck is what finds it
+// (tools/gpu-check.sh runs it), so there it is only run.
+TEST_CASE("every planted bug fails its check at some test problem", "[variants]") {
+  std::vector<std::pair<std::string, std::string>> planted;
+  for (const Lesson* lesson : all_lessons()) {
+    for (const Variant& v : lesson->variants) {
+      const bool on_backend =
+          std::any_of(v.backends.begin(), v.backends.end(), [](const auto& b) { return b.first == kBackend; });
+      if (v.deliberately_wrong && on_backend) planted.emplace_back(lesson->id, v.name);
+    }
+  }
+  if (planted.empty()) return;
+  const auto [lesson_id, name] = GENERATE_COPY(from_range(planted));
+  const std::uint64_t seed = test::test_seed();
+  CAPTURE(lesson_id, name, seed);
+  const Lesson& lesson = *find_lesson(lesson_id);
+  std::string caught;
+  for (const Problem& p : test::test_problems(lesson)) {
+    const Measurement m = test::run_variant(lesson_id, name, kBackend, p, 256, seed);
+    if (!m.first_check.passed) {
+      caught = dims_text(p) + ": " + m.first_check.message;
+      break;
+    }
+  }
+  INFO(caught);
+  if (kBackend == Backend::gpu && name.find("barrier") != std::string::npos) return;
+  CHECK_FALSE(caught.empty());
 }
 
 TEST_CASE("every variant gets the edges of the arithmetic right (±0, huge, infinite, NaN)", "[variants]") {

@@ -31,7 +31,13 @@ for t in "$build"/tests/*_gpu_test; do
     memcheck --report-api-errors no "$t" '[launch-error]'
   fi
 done
-for exe in "$bin"/lesson*; do
+# Lesson 06 at its awkward shapes (n = 1000 there is 10^10 multiply-adds), every variant and the
+# correct debugging kernel.
+conv_shapes=2x3x17x19:5:3x3,1x2x70x40:9:3x3,1x1x67x33:3:5x5:2,2x4x23x21:3:5x5:2:2,1x64x18x18:3:16x16:0
+conv_all=all,debug_fixed  # the planted bugs fail their checks by design: run below, one by one
+memcheck "$bin/lesson06_conv" --shape "$conv_shapes" --reps 1 --warmup 0 --backend gpu --variant "$conv_all" \
+  --json "$out/memcheck-lesson06.json"
+for exe in "$bin"/lesson0[1-5]*; do
   memcheck "$exe" --n 1000 --reps 2 --warmup 1
   # Larger sizes include launches refused on purpose (one block of n > 1024 threads).
   memcheck --report-api-errors no "$exe" --n 1025 --reps 2 --warmup 1 --backend gpu
@@ -44,7 +50,19 @@ for n in 127 257; do
   compute-sanitizer --tool racecheck --error-exitcode 99 "$bin/lesson05_matmul" --n $n --backend gpu --reps 1 \
     --warmup 0 >> "$out/racecheck.log" 2>&1 || status=1
 done
+compute-sanitizer --tool racecheck --error-exitcode 99 "$bin/lesson06_conv" --shape "$conv_shapes" --backend gpu \
+  --variant all,debug_fixed --reps 1 --warmup 0 >> "$out/racecheck.log" 2>&1 || status=1
 grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$out/racecheck.log" | sort | uniq -c
+# The planted bugs, one by one: what the sanitizers say about each (the missing barrier is a race).
+: > "$out/sanitizer-bugs.log"
+for v in bug_shared_index bug_channels bug_barrier; do
+  for tool in memcheck racecheck; do
+    echo "== $v, $tool ==" >> "$out/sanitizer-bugs.log"
+    compute-sanitizer --tool $tool "$bin/lesson06_conv" --shape 2x3x17x19:5:3x3 --backend gpu --variant $v \
+      --reps 1 --warmup 0 >> "$out/sanitizer-bugs.log" 2>&1
+  done
+done
+grep -E "^==|SUMMARY|FAILED|passed" "$out/sanitizer-bugs.log"
 
 echo "== benchmarks =="
 "$bin/lesson01_vector_add" --n 268435456 --backend gpu,cpu --json "$out/lesson01-n28.json" \
@@ -63,6 +81,14 @@ echo "== benchmarks =="
   > "$out/lesson05-n4096.txt" 2>&1 || status=1
 "$bin/lesson05_matmul" --sweep --backend gpu,cpu --variant cpu_blocked,openblas,warp_tiled,cublas --reps 5 \
   --json "$out/lesson05-sweep.json" > "$out/lesson05-sweep.txt" 2>&1 || status=1
+# Lesson 06: the shapes its targets are set on (a small CNN's first layer, a ResNet layer, one
+# image with a large filter), then the default family's sweep.
+for shape in 32x3x32x32:16:3x3 64x64x56x56:64:3x3 1x1x1024x1024:1:31x31; do
+  "$bin/lesson06_conv" --shape $shape --backend gpu,cpu --reps 20 --json "$out/lesson06-${shape%%:*}.json" \
+    > "$out/lesson06-${shape%%:*}.txt" 2>&1 || status=1
+done
+"$bin/lesson06_conv" --sweep --backend gpu,cpu --variant cpu_im2col,tiled,implicit_gemm,winograd,cudnn --reps 5 \
+  --json "$out/lesson06-sweep.json" > "$out/lesson06-sweep.txt" 2>&1 || status=1
 if [[ "${GPU_CHECK_SWEEP:-1}" == 1 ]]; then
   "$bin/lesson01_vector_add" --sweep --json "$out/lesson01-sweep.json" > "$out/lesson01-sweep.txt" 2>&1 || status=1
 fi

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Copies a build folder without its object files and archives into .carry/, small enough for the
-# device tool to carry (64 MiB). On the GPU machine: mv .carry/BUILD BUILD, then run as usual —
+# device tool to carry (64 MiB). On the GPU machine: tar xf .carry/BUILD.tar.xz, then run as usual —
 # CTest's files name the executables by their absolute path, which the move restores.
 #   tools/pack-build.sh [build-h100]
 set -euo pipefail
 build=${1:-build-h100}
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-rm -rf ".carry/$build"
+rm -rf ".carry/$build" ".carry/$build.tar.xz"
 mkdir -p .carry
 cp -a "$build" ".carry/$build"
 find ".carry/$build" \( -name '*.o' -o -name '*.a' -o -name '*.d' \) -delete
@@ -15,4 +15,8 @@ rm -f ".carry/$build/bin/gpulab" ".carry/$build"/tests/app_*test
 # CMake's compiler checks, and the executables' symbol tables (CUDA's line info stays).
 find ".carry/$build/CMakeFiles" -maxdepth 2 -name 'CompilerId*' -exec rm -rf {} +
 find ".carry/$build/bin" ".carry/$build/tests" -maxdepth 1 -type f -perm -u+x -exec strip --strip-unneeded {} +
-du -sh ".carry/$build"
+# One archive: the executables are mostly the same bytes (every lesson links every lesson), which
+# xz's window finds. On the GPU machine: tar xf .carry/BUILD.tar.xz
+tar -C .carry -cf - "$build" | xz -T2 -6 > ".carry/$build.tar.xz"
+rm -rf ".carry/$build"
+du -sh ".carry/$build.tar.xz"

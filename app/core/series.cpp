@@ -139,7 +139,10 @@ Ladder SeriesSet::ladder(const std::string& lesson) const {
     if (!series_[i].visible) continue;
     double best = 0;  // over block sizes
     for (const Result& r : series_[i].points) {
-      if (plotted(r, lesson) && r.problem.n == ladder.n) best = std::max(best, r.gflops);
+      if (plotted(r, lesson) && r.problem.n == ladder.n) {
+        best = std::max(best, r.gflops);
+        ladder.size = problem_label(r.problem);
+      }
     }
     if (best <= 0) continue;
     const SeriesKey& key = series_[i].key;

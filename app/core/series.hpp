@@ -46,6 +46,7 @@ struct LadderBar {
 };
 struct Ladder {
   std::int64_t n = 0;           // the size every bar was measured at (0: nothing to draw)
+  std::string size;             // that size for a title: "n = 4096", or a shape "64x64x56x56→64 3x3 p1 s1"
   std::vector<LadderBar> bars;  // slowest first: the ladder climbs
 };
 

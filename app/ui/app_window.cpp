@@ -98,7 +98,7 @@ void AppWindow::load(LessonState& s) {
   const Lesson& l = *lesson_;
   s.loaded = true;
   s.n = options_.n.value_or(l.default_n);
-  for (const Variant& v : l.variants) s.variants[v.name] = true;
+  for (const Variant& v : l.variants) s.variants[v.name] = !v.deliberately_wrong;  // planted bugs: when asked
   const auto& wanted = options_.backends;
   s.cpu = wanted.empty() || has(wanted, Backend::cpu);
   s.gpu = gpu_usable_ && (wanted.empty() || has(wanted, Backend::gpu));
@@ -555,7 +555,7 @@ void AppWindow::draw_plots() {
     ImGui::SameLine(0, 24);
     ImGui::Checkbox("GFLOP/s as a ladder (bars at one size)", &show_ladder_);
   }
-  draw_legend(series_, id);
+  draw_legend(series_, id, ImGui::GetContentRegionAvail().y * 0.2f);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   const bool ladder = !lesson_->ladder_reference.empty() && show_ladder_;  // bars need the room
@@ -626,7 +626,7 @@ void AppWindow::draw_ladder_chart(const std::vector<ReferenceLine>& ceilings, Im
   if (library != nullptr)
     references.push_back({library->gflops, library->label + ": " + format_value(library->gflops, Unit::gflops)});
   references.insert(references.end(), ceilings.begin(), ceilings.end());
-  const std::string title = ladder.n > 0 ? "The ladder: GFLOP/s at n = " + std::to_string(ladder.n) + " (kernel)"
+  const std::string title = ladder.n > 0 ? "The ladder: GFLOP/s at " + ladder.size + " (kernel)"
                                          : std::string("The ladder: GFLOP/s (kernel)");
   draw_ladder("ladder", title, ladder, references, size);
 }

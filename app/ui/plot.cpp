@@ -169,8 +169,16 @@ void draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotLine>
   ImGui::PopID();
 }
 
-void draw_legend(SeriesSet& series, const std::string& lesson) {
+void draw_legend(SeriesSet& series, const std::string& lesson, float max_height) {
   const auto& all = series.series();
+  // Many series (several recorded files) scroll in a box of at most max_height, so the plots keep their room.
+  const auto count = std::count_if(all.begin(), all.end(), [&](const Series& s) {
+    return std::any_of(s.points.begin(), s.points.end(),
+                       [&](const Result& r) { return lesson.empty() || r.lesson == lesson; });
+  });
+  const float rows = static_cast<float>((count + 2) / 3);
+  const float height = std::min(max_height, rows * ImGui::GetFrameHeightWithSpacing() + 4);
+  ImGui::BeginChild("legend", ImVec2(0, std::max(height, ImGui::GetFrameHeightWithSpacing())), false);
   bool first = true;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const bool belongs = std::any_of(all[i].points.begin(), all[i].points.end(),
@@ -190,6 +198,7 @@ void draw_legend(SeriesSet& series, const std::string& lesson) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show or hide this series in every plot");
     ImGui::PopID();
   }
+  ImGui::EndChild();
 }
 
 void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,

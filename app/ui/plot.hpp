@@ -37,6 +37,7 @@ void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
                  const std::vector<ReferenceLine>& references, ImVec2 size);
 
 // Clickable legend entries for every series of a lesson: a click shows or hides it everywhere.
-void draw_legend(SeriesSet& series, const std::string& lesson);
+// At most max_height tall; more entries scroll.
+void draw_legend(SeriesSet& series, const std::string& lesson, float max_height);
 
 }  // namespace gpulab::app

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 
 #include "common/cuda_check.hpp"
@@ -40,6 +41,13 @@ double occupancy(void (*kernel)(Params...), int block, std::size_t shared_bytes 
   int blocks = 0;
   GPULAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, shared_bytes));
   return static_cast<double>(blocks) * block / device().max_threads_per_multiprocessor;
+}
+
+// Copies `count` elements of device memory into a __constant__ array, in stream order.
+template <typename T, std::size_t N>
+void copy_to_constant(T (&symbol)[N], const T* device_source, std::size_t count) {
+  if (count > N) throw std::invalid_argument("copy_to_constant: more elements than the __constant__ array holds");
+  GPULAB_CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, device_source, count * sizeof(T), 0, cudaMemcpyDeviceToDevice));
 }
 
 // Dynamic shared memory (the launch's shared_bytes): CUDA's `extern __shared__` array.

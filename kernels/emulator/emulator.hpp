@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -118,6 +119,14 @@ double occupancy(void (*)(Params...), int block, std::size_t shared_bytes = 0) {
   int blocks = std::min(d.max_threads_per_multiprocessor / std::max(block, 1), 32);
   if (shared_bytes > 0) blocks = std::min(blocks, static_cast<int>((228 * 1024) / shared_bytes));
   return static_cast<double>(blocks) * block / d.max_threads_per_multiprocessor;
+}
+
+// cudaMemcpyToSymbol from device memory: `count` elements into a __constant__ array (here an
+// ordinary array, as __constant__ means nothing to the emulator).
+template <typename T, std::size_t N>
+void copy_to_constant(T (&symbol)[N], const T* device_source, std::size_t count) {
+  if (count > N) throw std::invalid_argument("copy_to_constant: more elements than the __constant__ array holds");
+  std::memcpy(symbol, device_source, count * sizeof(T));
 }
 
 // Dynamic shared memory (the launch's shared_bytes), the emulator's `extern __shared__` array.

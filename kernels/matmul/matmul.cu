@@ -17,6 +17,7 @@
 #include "common/launch_description.hpp"
 #include "common/target.cuh"
 #include "matmul/matmul.hpp"
+#include "matmul/warp_tile.cuh"
 
 namespace gpulab::GPULAB_TARGET::matmul {
 
@@ -349,20 +350,7 @@ __global__ void __launch_bounds__(kWarpThreads) warp_tiled_kernel(const float* a
     if (s + 1 < steps) load_step((s + 1) * BK);  // in flight during the arithmetic below
 #pragma unroll
     for (int i = 0; i < BK; ++i) {
-      float ra[TM], rb[TN];
-      for (int g = 0; g < TM / 4; ++g) {
-        const float4 v = *reinterpret_cast<const float4*>(&as[buffer][i][warp_row + 16 * g + ly * 4]);
-        ra[4 * g] = v.x, ra[4 * g + 1] = v.y, ra[4 * g + 2] = v.z, ra[4 * g + 3] = v.w;
-      }
-      for (int h = 0; h < TN / 4; ++h) {
-        const float4 v = *reinterpret_cast<const float4*>(&bs[buffer][i][warp_col + 32 * h + lx * 4]);
-        rb[4 * h] = v.x, rb[4 * h + 1] = v.y, rb[4 * h + 2] = v.z, rb[4 * h + 3] = v.w;
-      }
-#pragma unroll
-      for (int r = 0; r < TM; ++r) {
-#pragma unroll
-        for (int cc = 0; cc < TN; ++cc) sum[r][cc] += ra[r] * rb[cc];
-      }
+      warp_tile_products(&as[buffer][i][warp_row], &bs[buffer][i][warp_col], ly, lx, sum);  // warp_tile.cuh
     }
     // The other copy was last read in step s - 1, before the barrier that ended it: safe to fill.
     if (s + 1 < steps) store_step(1 - buffer);

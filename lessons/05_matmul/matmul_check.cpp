@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include <fmt/format.h>
+
+#include "common/random.hpp"
 
 namespace gpulab {
 
@@ -18,20 +19,6 @@ double gamma(int k) { return 2.0 * k * std::ldexp(1.0, -24); }
 
 std::size_t at(int row, int col, int cols) {
   return static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(col);
-}
-
-// `count` indices of [0, extent): the first and the last, the rest drawn from the seed.
-std::vector<int> sample(int extent, int count, std::uint64_t seed) {
-  std::set<int> chosen = {0, extent - 1};
-  std::uint64_t state = seed;
-  auto next = [&state] {  // splitmix64
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  while (static_cast<int>(chosen.size()) < std::min(count, extent)) chosen.insert(static_cast<int>(next() % extent));
-  return {chosen.begin(), chosen.end()};
 }
 
 // Every element: C and |A|·|B| in float64 with OpenBLAS's dgemm (the float64 product is the
@@ -136,14 +123,6 @@ void sampled_reference(std::span<const float> a, std::span<const float> b, Produ
   for (double& x : r.col_sum_bounds) x *= gamma(r.k);
 }
 
-bool within(double got, double expected, double bound) { return std::abs(got - expected) <= bound; }  // NaN: false
-
-std::string element_detail(double got, double expected, double bound) {
-  if (is_poison(static_cast<float>(got))) return "never written: does every element of C have a thread?";
-  if (std::isnan(got)) return "NaN";
-  return fmt::format("error {:.3g} > bound {:.3g}", std::abs(got - expected), bound);
-}
-
 }  // namespace
 
 ProductReference product_reference(std::span<const float> a, std::span<const float> b, int m, int n, int k,
@@ -156,8 +135,8 @@ ProductReference product_reference(std::span<const float> a, std::span<const flo
   if (!r.sampled) {
     full_reference(a, b, r);
   } else {
-    r.rows = sample(m, 64, seed ^ 0x726f7773);
-    r.cols = sample(n, 64, seed ^ 0x636f6c73);
+    for (auto i : sample_indices(m, 64, seed ^ 0x726f7773)) r.rows.push_back(static_cast<int>(i));
+    for (auto j : sample_indices(n, 64, seed ^ 0x636f6c73)) r.cols.push_back(static_cast<int>(j));
     sampled_reference(a, b, r);
   }
   return r;
@@ -179,7 +158,7 @@ CheckResult check_product(std::span<const float> c, const ProductReference& ref,
   for (std::ptrdiff_t e = 0; e < count; ++e) {
     const CheckedElement& x = ref.elements[static_cast<std::size_t>(e)];
     const double got = c[at(x.row, x.col, ref.n)];
-    if (!within(got, x.expected, x.bound)) ++bad;
+    if (!within_bound(got, x.expected, x.bound)) ++bad;
     diff2 += std::isfinite(got) ? (got - x.expected) * (got - x.expected) : std::numeric_limits<double>::infinity();
     ref2 += x.expected * x.expected;
   }
@@ -188,12 +167,12 @@ CheckResult check_product(std::span<const float> c, const ProductReference& ref,
   if (bad > 0) {
     for (const CheckedElement& x : ref.elements) {
       const double got = c[at(x.row, x.col, ref.n)];
-      if (within(got, x.expected, x.bound)) continue;
+      if (within_bound(got, x.expected, x.bound)) continue;
       r.first.push_back({at(x.row, x.col, ref.n), x.expected, got});
       r.passed = false;
       r.message = fmt::format("{}: {} of {} {}elements differ; first at ({}, {}): expected {:.9g}, got {:.9g} ({})",
                               what, bad, r.checked, ref.sampled ? "checked " : "", x.row, x.col, x.expected, got,
-                              element_detail(got, x.expected, x.bound));
+                              bound_detail(got, x.expected, x.bound));
       break;
     }
     return r;
@@ -224,7 +203,7 @@ CheckResult check_product(std::span<const float> c, const ProductReference& ref,
   auto sums_ok = [&](const std::vector<double>& got, const std::vector<double>& expected,
                      const std::vector<double>& bound, const char* kind) {
     for (std::size_t i = 0; i < got.size(); ++i) {
-      if (!within(got[i], expected[i], bound[i])) {
+      if (!within_bound(got[i], expected[i], bound[i])) {
         r.passed = false;
         r.mismatches = 1;
         r.message = fmt::format(

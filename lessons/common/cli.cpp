@@ -34,6 +34,7 @@ struct UsageError : std::runtime_error {
 struct Options {
   std::optional<std::int64_t> n;
   std::vector<std::int64_t> sizes;
+  std::vector<std::string> shapes;
   bool sweep = false;
   std::optional<int> block;
   std::vector<int> blocks;
@@ -70,6 +71,7 @@ void print_list(const Lesson& lesson) {
   for (auto n : lesson.sweep) sweep.push_back(std::to_string(n));
   fmt::print("\n--n is {}; default {}, at most {}.\n--sweep runs n = {}\n", lesson.size_help, lesson.default_n,
              lesson.max_n, join(sweep, ", "));
+  if (lesson.parse_shape) fmt::print("--shape: {}\n", lesson.shape_help);
 }
 
 std::vector<std::int64_t> resolve_sizes(const Lesson& lesson, const Options& o) {
@@ -85,16 +87,37 @@ std::vector<std::int64_t> resolve_sizes(const Lesson& lesson, const Options& o) 
   return sizes;
 }
 
+std::vector<Problem> resolve_shapes(const Lesson& lesson, const Options& o) {
+  std::vector<Problem> problems;
+  if (o.shapes.empty()) return problems;
+  if (!lesson.parse_shape) throw UsageError(fmt::format("lesson {} takes no --shape; use --n", lesson.id));
+  for (const std::string& text : o.shapes) {
+    try {
+      problems.push_back(lesson.parse_shape(text));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--shape '{}': {} ({})", text, e.what(), lesson.shape_help));
+    }
+  }
+  return problems;
+}
+
 std::vector<std::string> resolve_variants(const Lesson& lesson, const Options& o) {
   std::vector<std::string> valid;
   for (const Variant& v : lesson.variants) valid.push_back(v.name);
-  if (std::find(o.variants.begin(), o.variants.end(), "all") != o.variants.end()) return {};
   for (const std::string& name : o.variants) {
-    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+    if (name != "all" && std::find(valid.begin(), valid.end(), name) == valid.end()) {
       throw UsageError(fmt::format("unknown variant '{}' for lesson {}; valid: {}, all", name, lesson.id, join(valid)));
     }
   }
-  return o.variants;
+  const bool all = std::find(o.variants.begin(), o.variants.end(), "all") != o.variants.end();
+  if (all && o.variants.size() == 1) return {};
+  // "all" with names: every variant "all" means, and the deliberately wrong ones named.
+  std::vector<std::string> chosen;
+  for (const Variant& v : lesson.variants) {
+    const bool named = std::find(o.variants.begin(), o.variants.end(), v.name) != o.variants.end();
+    if (named || (all && !v.deliberately_wrong)) chosen.push_back(v.name);
+  }
+  return chosen;
 }
 
 std::vector<Backend> resolve_backends(const Options& o) {
@@ -181,7 +204,8 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
     return kExitOk;
   }
   Selection selection;
-  selection.sizes = resolve_sizes(lesson, o);
+  selection.problems = resolve_shapes(lesson, o);
+  if (selection.problems.empty()) selection.sizes = resolve_sizes(lesson, o);
   selection.variants = resolve_variants(lesson, o);
   selection.backends = resolve_backends(o);
   const int reps = o.reps.value_or(20), warmup = o.warmup.value_or(3);
@@ -227,10 +251,11 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
     }
   }
   if (o.thread_map) return print_thread_map(lesson, selection, gpu_runs);
-  const std::int64_t largest = *std::max_element(selection.sizes.begin(), selection.sizes.end());
-  if (auto problem = memory_problem(lesson, largest, gpu_runs, emulated_runs, host_available_bytes(),
-                                    gpu_runs ? device_free_memory() : 0)) {
-    throw UsageError(*problem);
+  for (const Problem& p : selected_problems(lesson, selection)) {
+    if (auto problem = memory_problem(lesson, p, gpu_runs, emulated_runs, host_available_bytes(),
+                                      gpu_runs ? device_free_memory() : 0)) {
+      throw UsageError(*problem);
+    }
   }
   if (!o.json.empty()) check_json_path(o.json);
 
@@ -242,12 +267,13 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   RunCallbacks callbacks;
   callbacks.on_note = [&](const std::string& text) { notes.push_back(text); };
   const bool progress = isatty(STDERR_FILENO) != 0;
-  const std::size_t total = runs.size() * selection.sizes.size();
+  const std::size_t total = runs.size() * selected_problems(lesson, selection).size();
   std::size_t done = 0;
   callbacks.on_result = [&](const Result& r) {
     ++done;
     if (progress) {
-      fmt::print(stderr, "\r[{}/{}] {} ({}) n = {}        ", done, total, r.variant, to_string(r.backend), r.problem.n);
+      fmt::print(stderr, "\r[{}/{}] {} ({}) {}        ", done, total, r.variant, to_string(r.backend),
+                 problem_label(r.problem));
       if (done == total) fmt::print(stderr, "\r{:60}\r", "");
     }
   };
@@ -261,10 +287,10 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   for (const Result& r : results) {
     if (r.message.empty()) continue;
     const std::string note =
-        fmt::format("{} ({}, n = {}): {}", r.variant, to_string(r.backend), r.problem.n, r.message);
+        fmt::format("{} ({}, {}): {}", r.variant, to_string(r.backend), problem_label(r.problem), r.message);
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);  // once per block sweep
   }
-  if (selection.sizes.size() > 1) {
+  if (selected_problems(lesson, selection).size() > 1) {
     for (const std::string& line : crossover_summary(results)) notes.push_back(line);
   }
   if (!notes.empty()) fmt::print(info, "\n");
@@ -296,8 +322,13 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
   auto* sizes =
       app.add_option("--sizes", o.sizes, "Several sizes, comma-separated: --sizes 1000,1000000")->delimiter(',');
   auto* sweep = app.add_flag("--sweep", o.sweep, "Run the lesson's sweep of sizes (see --list)");
-  app.get_option("--n")->excludes(sizes)->excludes(sweep);
-  sizes->excludes(sweep);
+  auto* shapes = app.add_option("--shape", o.shapes,
+                                "A problem by its shape where the lesson has one (see --list): lesson 06 "
+                                "NxCxHxW:K:RxS[:pad[:stride]]; several, comma-separated")
+                     ->delimiter(',');
+  app.get_option("--n")->excludes(sizes)->excludes(sweep)->excludes(shapes);
+  sizes->excludes(sweep)->excludes(shapes);
+  sweep->excludes(shapes);
   app.add_option("--block", o.block, "Threads per block for the GPU variants (default 256)");
   app.add_option("--blocks", o.blocks, "A block-size sweep: run each kernel with each, e.g. --blocks 32,64,128")
       ->delimiter(',')

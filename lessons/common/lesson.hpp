@@ -61,6 +61,8 @@ class Run {
   virtual int block() const { return 0; }  // threads per block it launches (0: not a GPU launch)
   // Theoretical occupancy of its kernel at that block size, where the variant reports it.
   virtual std::optional<double> occupancy() const { return std::nullopt; }
+  // A line the results should carry when the run passed (which algorithm a library picked).
+  virtual std::string note() const { return {}; }
 };
 
 // Thrown by a variant that cannot run this size or configuration; the run is reported as
@@ -91,6 +93,12 @@ struct Variant {
   // Past this size a run would take minutes (a naive CPU loop): the executables and the app skip
   // it and say so (0: no limit). Unlike max_n, the variant could run it.
   std::int64_t slow_after_n = 0;
+  // Why the variant does not apply to a problem (Winograd F(2×2, 3×3) to a 5 × 5 filter), or
+  // nothing: such runs are skipped with the reason.
+  std::function<std::optional<std::string>(const Problem&)> applies = {};
+  // A kernel with a planted bug, for the debugging lesson: run only when asked for by name, and
+  // its tests expect its check to fail. The description says what the bug is.
+  bool deliberately_wrong = false;
 };
 
 struct Lesson {
@@ -111,6 +119,10 @@ struct Lesson {
   // The app's ladder chart: the variants' GFLOP/s as bars, this variant (a library) as the line to reach.
   std::string ladder_reference;
   std::function<Problem(std::int64_t n)> problem;
+  // Optional: a problem from a --shape argument ("64x64x56x56:64:3x3"), throwing
+  // std::invalid_argument with the reason; shape_help says the syntax.
+  std::function<Problem(const std::string&)> parse_shape = {};
+  std::string shape_help;
   std::function<Counts(const Problem&)> counts;
   std::function<Footprint(const Problem&)> footprint;
   std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> make_instance;

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/results.hpp"
+
 namespace gpulab {
 
 std::size_t host_available_bytes() {
@@ -31,14 +33,20 @@ std::string format_bytes(double bytes) {
 
 std::optional<std::string> memory_problem(const Lesson& lesson, std::int64_t n, bool gpu_runs, bool emulated_runs,
                                           std::size_t host_available, std::size_t device_free) {
-  const Footprint need = lesson.footprint(lesson.problem(n));
+  return memory_problem(lesson, lesson.problem(n), gpu_runs, emulated_runs, host_available, device_free);
+}
+
+std::optional<std::string> memory_problem(const Lesson& lesson, const Problem& problem, bool gpu_runs,
+                                          bool emulated_runs, std::size_t host_available, std::size_t device_free) {
+  const Footprint need = lesson.footprint(problem);
+  const std::string what = problem_label(problem);
   const double host_need = need.host_bytes + (emulated_runs ? need.device_bytes : 0);
   if (gpu_runs && need.device_bytes > static_cast<double>(device_free)) {
-    return fmt::format("n = {} needs {} of GPU memory, and the GPU has {} free", n, format_bytes(need.device_bytes),
+    return fmt::format("{} needs {} of GPU memory, and the GPU has {} free", what, format_bytes(need.device_bytes),
                        format_bytes(static_cast<double>(device_free)));
   }
   if (host_need > static_cast<double>(host_available)) {
-    return fmt::format("n = {} needs {} of host memory (inputs, reference and outputs{}), and {} is available", n,
+    return fmt::format("{} needs {} of host memory (inputs, reference and outputs{}), and {} is available", what,
                        format_bytes(host_need), emulated_runs ? ", emulated device memory" : "",
                        format_bytes(static_cast<double>(host_available)));
   }

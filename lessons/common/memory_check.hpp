@@ -18,5 +18,8 @@ std::string format_bytes(double bytes);
 // device memory is host memory, so emulated runs add the device bytes to the host's.
 std::optional<std::string> memory_problem(const Lesson& lesson, std::int64_t n, bool gpu_runs, bool emulated_runs,
                                           std::size_t host_available, std::size_t device_free);
+// The same for any problem (a lesson's --shape).
+std::optional<std::string> memory_problem(const Lesson& lesson, const Problem& problem, bool gpu_runs,
+                                          bool emulated_runs, std::size_t host_available, std::size_t device_free);
 
 }  // namespace gpulab

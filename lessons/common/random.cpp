@@ -1,7 +1,9 @@
 #include "common/random.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <random>
+#include <set>
 
 namespace gpulab {
 
@@ -24,6 +26,16 @@ void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream
     const double unit = static_cast<double>(mix(key + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
     out[static_cast<std::size_t>(i)] = static_cast<float>(lo + width * unit);
   }
+}
+
+std::vector<std::int64_t> sample_indices(std::int64_t extent, std::int64_t count, std::uint64_t seed) {
+  if (extent <= 0) return {};
+  std::set<std::int64_t> chosen = {0, extent - 1};
+  std::uint64_t state = mix(seed);
+  while (static_cast<std::int64_t>(chosen.size()) < std::min(count, extent)) {
+    chosen.insert(static_cast<std::int64_t>(mix(state++) % static_cast<std::uint64_t>(extent)));
+  }
+  return {chosen.begin(), chosen.end()};
 }
 
 std::uint64_t fresh_seed() {

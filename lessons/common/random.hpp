@@ -3,11 +3,16 @@
 // so large arrays fill in parallel and `--seed k` replays a run exactly.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace gpulab {
 
 // Uniform in [lo, hi] (hi itself only through rounding).
 void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream, float lo, float hi);
+
+// `count` distinct indices of [0, extent), sorted: the first and the last always, the rest drawn
+// from the seed (which elements a sampled check looks at).
+std::vector<std::int64_t> sample_indices(std::int64_t extent, std::int64_t count, std::uint64_t seed);
 
 // A fresh seed for a run that did not ask for one.
 std::uint64_t fresh_seed();

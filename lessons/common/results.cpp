@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -45,10 +46,18 @@ std::string utc_now_iso8601() {
 
 std::string dims_text(const Problem& p) {
   if (p.dims.size() <= 1) return std::to_string(p.n);
+  // A convolution layer: "8x16x56x56→16 3x3 p1 s1" (input N×C×H×W, K filters of R×S, padding, stride).
+  std::map<std::string, std::int64_t> d(p.dims.begin(), p.dims.end());
+  if (d.size() == 9 && d.count("K") && d.count("R") && d.count("pad") && d.count("stride")) {
+    return fmt::format("{}x{}x{}x{}→{} {}x{} p{} s{}", d["N"], d["C"], d["H"], d["W"], d["K"], d["R"], d["S"], d["pad"],
+                       d["stride"]);
+  }
   std::string text;
   for (const auto& [name, value] : p.dims) text += (text.empty() ? "" : "x") + std::to_string(value);
   return text;
 }
+
+std::string problem_label(const Problem& p) { return p.dims.size() > 1 ? dims_text(p) : "n = " + std::to_string(p.n); }
 
 namespace {
 

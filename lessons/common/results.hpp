@@ -51,6 +51,8 @@ struct Report {
 
 // A problem's size as the tables print it: "1048576", or "1000x1000x1000" (its dims).
 std::string dims_text(const Problem& p);
+// "n = 1000", or the shape where the problem has several sizes: for messages.
+std::string problem_label(const Problem& p);
 std::string format_table(const std::vector<Result>& results);
 std::string format_csv(const std::vector<Result>& results);
 std::string format_json(const Report& report);

@@ -15,8 +15,10 @@ namespace gpulab {
 std::vector<std::pair<const Variant*, Backend>> selected_runs(const Lesson& lesson, const Selection& selection) {
   std::vector<std::pair<const Variant*, Backend>> runs;
   for (const Variant& v : lesson.variants) {
-    const bool wanted = selection.variants.empty() || std::find(selection.variants.begin(), selection.variants.end(),
-                                                                v.name) != selection.variants.end();
+    // "All" leaves out the deliberately wrong kernels: they run when named.
+    const bool wanted = selection.variants.empty() ? !v.deliberately_wrong
+                                                   : std::find(selection.variants.begin(), selection.variants.end(),
+                                                               v.name) != selection.variants.end();
     if (!wanted) continue;
     for (const auto& [backend, make] : v.backends) {
       if (std::find(selection.backends.begin(), selection.backends.end(), backend) != selection.backends.end()) {
@@ -25,6 +27,13 @@ std::vector<std::pair<const Variant*, Backend>> selected_runs(const Lesson& less
     }
   }
   return runs;
+}
+
+std::vector<Problem> selected_problems(const Lesson& lesson, const Selection& selection) {
+  if (!selection.problems.empty()) return selection.problems;
+  std::vector<Problem> problems;
+  for (const std::int64_t n : selection.sizes) problems.push_back(lesson.problem(n));
+  return problems;
 }
 
 namespace {
@@ -70,6 +79,9 @@ void fill_from(Result& r, const Measurement& m, const Counts& counts) {
 
 std::optional<std::string> skip_reason(const Lesson& lesson, const Variant& variant, Backend backend,
                                        const Problem& problem) {
+  if (variant.applies) {
+    if (auto reason = variant.applies(problem)) return *reason;
+  }
   if (variant.slow_after_n > 0 && problem.n > variant.slow_after_n) {
     return fmt::format("{} stops at n = {}: larger sizes would take minutes per run", variant.name,
                        variant.slow_after_n);
@@ -103,9 +115,9 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
     std::erase_if(runs, [](auto& p) { return p.second == Backend::gpu; });
   }
 
-  for (const std::int64_t n : selection.sizes) {
+  for (const Problem& problem : selected_problems(lesson, selection)) {
     if (cancelled()) break;
-    const Problem problem = lesson.problem(n);
+    const std::int64_t n = problem.n;
     const Counts lesson_counts = lesson.counts(problem);
     auto row = [&](const Variant& v, Backend backend) {
       Result r;
@@ -158,6 +170,7 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
           r.occupancy = run->occupancy();
           fill_from(r, measure(*run, backend, options, callbacks.cancelled),
                     v->counts ? v->counts(problem) : lesson_counts);
+          if (r.status == Status::passed && r.message.empty()) r.message = run->note();
         } catch (const NotApplicable& e) {
           r.status = Status::skipped;
           r.message = e.what();

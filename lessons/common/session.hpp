@@ -14,6 +14,7 @@ namespace gpulab {
 
 struct Selection {
   std::vector<std::int64_t> sizes;
+  std::vector<Problem> problems;      // run these instead of the sizes (a lesson's --shape)
   std::vector<std::string> variants;  // names; empty means all
   std::vector<Backend> backends;
   RunOptions options;
@@ -30,7 +31,11 @@ struct RunCallbacks {
   std::function<bool()> cancelled;
 };
 
-// Why a variant does not run at this size on this backend (too slow there), or nothing.
+// The problems a selection runs: its problems, or the lesson's problem at each size.
+std::vector<Problem> selected_problems(const Lesson& lesson, const Selection& selection);
+
+// Why a variant does not run at this size on this backend (too slow there, or it does not
+// apply to the problem), or nothing.
 std::optional<std::string> skip_reason(const Lesson& lesson, const Variant& variant, Backend backend,
                                        const Problem& problem);
 

@@ -29,6 +29,12 @@ bool element_ok(double got, double expected, const Tolerance& t) {
 
 }  // namespace
 
+std::string bound_detail(double got, double expected, double bound) {
+  if (is_poison(static_cast<float>(got))) return "never written: does every output element have a thread?";
+  if (std::isnan(got)) return "NaN";
+  return fmt::format("error {:.3g} > bound {:.3g}", std::abs(got - expected), bound);
+}
+
 CheckResult compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
                     const std::string& what, std::size_t report) {
   CheckResult r;

@@ -4,6 +4,7 @@
 // An element passes when |got - expected| <= abs + rel * |expected|; NaN passes only where the
 // reference is NaN too. Outputs are poisoned before every run with a value no kernel computes, so
 // an element that was never written is caught and named as such.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -37,6 +38,11 @@ struct CheckResult {
 inline constexpr unsigned char kPoisonByte = 0x7F;
 void poison(std::span<float> out);
 bool is_poison(float value);
+
+// For checks with a bound per element (|got − expected| <= bound; NaN never passes) and what to
+// say about an element outside it: never written, NaN, or how far off.
+inline bool within_bound(double got, double expected, double bound) { return std::abs(got - expected) <= bound; }
+std::string bound_detail(double got, double expected, double bound);
 
 // `what` names the run in the message: "vector_add blocks (gpu)".
 CheckResult compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,

@@ -1,0 +1,528 @@
+// Lesson 06, convolution: the workload, its variants, what it counts and how it is checked.
+#include "06_conv/conv_lesson.hpp"
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <regex>
+
+#include "06_conv/conv_check.hpp"
+#include "common/random.hpp"
+#include "common/targets.hpp"
+#include "conv/conv.hpp"
+#include "matmul/matmul.hpp"
+#if GPULAB_HAVE_CUDA
+#include "conv/conv_library.hpp"
+#include "matmul/matmul_cublas.hpp"
+#endif
+
+namespace gpulab {
+
+namespace {
+
+using conv::Shape;
+using Span = std::span<const float>;
+// One variant's work, on host spans (CPU) or device spans (GPU, emulated). `bias` is used by the
+// variants that add it; `workspace` holds what workspace() asked for.
+using ConvFunction = std::function<void(Span x, Span w, Span bias, std::span<float> y, const Shape&, int block,
+                                        std::span<float> workspace)>;
+using WorkspaceFunction = std::function<std::size_t(const Shape&)>;
+
+// What a variant computes, and so what it is checked against.
+struct Output {
+  ConvArithmetic arithmetic = ConvArithmetic::direct;
+  bool bias_relu = false;  // ReLU(x ⋆ w + bias) rather than x ⋆ w
+};
+
+struct ConvInstance : Instance {
+  Shape shape;
+  std::vector<float> x, w, bias;
+  ConvReference reference;
+};
+
+Shape shape_of(const Problem& p) {
+  std::map<std::string, int> d;
+  for (const auto& [key, value] : p.dims) d[key] = static_cast<int>(value);
+  return {d["N"], d["C"], d["H"], d["W"], d["K"], d["R"], d["S"], d["pad"], d["stride"]};
+}
+
+std::string name_of(const std::string& variant, Backend backend) {
+  return "conv " + variant + " (" + std::string(to_string(backend)) + ")";
+}
+
+class CpuConvRun : public Run {
+ public:
+  CpuConvRun(const ConvInstance& in, std::string name, ConvFunction fn)
+      : in_(in), name_(std::move(name)), fn_(std::move(fn)), y_(in.shape.output_size()) {}
+  void poison() override { gpulab::poison(y_); }
+  void compute() override { fn_(in_.x, in_.w, in_.bias, y_, in_.shape, 0, {}); }
+  CheckResult check() const override {
+    return check_conv(y_, in_.reference, ConvArithmetic::direct, false, name_of(name_, Backend::cpu));
+  }
+
+ private:
+  const ConvInstance& in_;
+  std::string name_;
+  ConvFunction fn_;
+  std::vector<float> y_;
+};
+
+// A kernel (or a library) on a device target: pinned host copies filled once; device x, w,
+// bias, y and the workspace allocated once, outside the timed work.
+template <typename Target>
+class KernelConvRun : public Run {
+ public:
+  KernelConvRun(const ConvInstance& in, std::string name, ConvFunction fn, int block, int threads, Output output,
+                std::size_t workspace, std::function<std::string(const Shape&)> note)
+      : in_(in),
+        name_(std::move(name)),
+        fn_(std::move(fn)),
+        block_(block),
+        threads_(threads),
+        output_(output),
+        note_(std::move(note)),
+        host_x_(in.x.size(), "x (host)"),
+        host_w_(in.w.size(), "w (host)"),
+        host_bias_(in.bias.size(), "bias (host)"),
+        host_y_(in.shape.output_size(), "y (host)"),
+        x_(in.x.size(), "x"),
+        w_(in.w.size(), "w"),
+        bias_(in.bias.size(), "bias"),
+        y_(host_y_.size(), "y"),
+        workspace_(workspace, "workspace") {
+    std::copy(in.x.begin(), in.x.end(), host_x_.data());
+    std::copy(in.w.begin(), in.w.end(), host_w_.data());
+    std::copy(in.bias.begin(), in.bias.end(), host_bias_.data());
+  }
+  void poison() override {
+    y_.fill_bytes(kPoisonByte);
+    gpulab::poison(host_y_.span());
+  }
+  void upload() override {
+    x_.copy_from(host_x_.span());
+    w_.copy_from(host_w_.span());
+    bias_.copy_from(host_bias_.span());
+  }
+  void compute() override { fn_(x_.span(), w_.span(), bias_.span(), y_.span(), in_.shape, block_, workspace_.span()); }
+  void download() override { y_.copy_to(host_y_.span()); }
+  CheckResult check() const override {
+    return check_conv(host_y_.span(), in_.reference, output_.arithmetic, output_.bias_relu,
+                      name_of(name_, Target::backend));
+  }
+  int block() const override { return threads_; }
+  std::string note() const override { return note_ ? note_(in_.shape) : std::string(); }
+
+ private:
+  const ConvInstance& in_;
+  std::string name_;
+  ConvFunction fn_;
+  int block_, threads_;
+  Output output_;
+  std::function<std::string(const Shape&)> note_;
+  typename Target::template HostBuffer<float> host_x_, host_w_, host_bias_, host_y_;
+  typename Target::template DeviceBuffer<float> x_, w_, bias_, y_, workspace_;
+};
+
+// ---- adapters from each function's own signature
+
+using CpuFunction = void (*)(Span, Span, std::span<float>, const Shape&);
+
+RunFactory cpu(const std::string& name, CpuFunction fn) {
+  return factory<ConvInstance>([=](const ConvInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    return std::make_unique<CpuConvRun>(
+        in, name,
+        [fn](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) { fn(x, w, y, s); });
+  });
+}
+
+// How a device variant runs: its function, the threads per block it launches (0: a library),
+// what it computes, its workspace, and an optional note (the algorithm a library chose).
+struct DeviceVariant {
+  ConvFunction fn;
+  std::function<int(int block)> threads;
+  Output output;
+  WorkspaceFunction workspace = {};
+  std::function<std::string(const Shape&)> note = {};
+};
+
+template <typename Target>
+RunFactory device_run(const std::string& name, DeviceVariant v) {
+  return factory<ConvInstance>([=](const ConvInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
+    const std::size_t workspace = v.workspace ? v.workspace(in.shape) : 0;
+    return std::make_unique<KernelConvRun<Target>>(in, name, v.fn, options.block, v.threads(options.block), v.output,
+                                                   workspace, v.note);
+  });
+}
+
+// A kernel variant on the GPU (where built) and emulated, from one kernel source: `make` gives
+// the variant for a target's launchers.
+template <typename Make>
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Make make) {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, make.template operator()<GpuTarget>()));
+#endif
+  backends.emplace_back(Backend::emulated,
+                        device_run<EmulatedTarget>(name, make.template operator()<EmulatedTarget>()));
+  return backends;
+}
+
+// A variant that needs a library (GPU only; "not modelled" on the emulator).
+std::vector<std::pair<Backend, RunFactory>> library_backends(
+    [[maybe_unused]] const std::string& name, [[maybe_unused]] const std::function<DeviceVariant()>& make,
+    const std::string& library) {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, make()));
+#endif
+  backends.emplace_back(Backend::emulated, not_emulated(library));
+  return backends;
+}
+
+// The launchers of one target, by namespace.
+template <typename Target>
+struct Launchers;
+#if GPULAB_HAVE_CUDA
+template <>
+struct Launchers<GpuTarget> {
+  static constexpr auto direct = gpu::conv::direct;
+  static constexpr auto tiled = gpu::conv::tiled;
+  static constexpr auto fused_bias_relu = gpu::conv::fused_bias_relu;
+  static constexpr auto im2col_gemm = gpu::conv::im2col_gemm;
+  static constexpr auto implicit_gemm = gpu::conv::implicit_gemm;
+  static constexpr auto winograd = gpu::conv::winograd;
+  static constexpr auto debug_tiled = gpu::conv::debug_tiled;
+  static constexpr auto gemm = gpu::matmul::warp_tiled;
+  using Bug = gpu::conv::Bug;
+};
+#endif
+template <>
+struct Launchers<EmulatedTarget> {
+  static constexpr auto direct = emulated::conv::direct;
+  static constexpr auto tiled = emulated::conv::tiled;
+  static constexpr auto fused_bias_relu = emulated::conv::fused_bias_relu;
+  static constexpr auto im2col_gemm = emulated::conv::im2col_gemm;
+  static constexpr auto implicit_gemm = emulated::conv::implicit_gemm;
+  static constexpr auto winograd = emulated::conv::winograd;
+  static constexpr auto debug_tiled = emulated::conv::debug_tiled;
+  static constexpr auto gemm = emulated::matmul::warp_tiled;
+  using Bug = emulated::conv::Bug;
+};
+
+std::function<int(int)> fixed_threads(int threads) {
+  return [threads](int) { return threads; };
+}
+
+// Both targets' workspaces have the same size (one source); the emulated build's functions say it.
+constexpr auto im2col_floats = emulated::conv::im2col_workspace;
+constexpr auto winograd_floats = emulated::conv::winograd_workspace;
+
+auto direct_variant = []<typename T>() {
+  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int block, std::span<float>) {
+                         Launchers<T>::direct(x, w, y, s, block);
+                       },
+                       [](int block) { return block; },
+                       {}};
+};
+auto tiled_variant = []<typename T>() {
+  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
+                         Launchers<T>::tiled(x, w, y, s);
+                       },
+                       fixed_threads(256),
+                       {}};
+};
+auto im2col_gemm_variant = []<typename T>() {
+  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float> ws) {
+                         Launchers<T>::im2col_gemm(x, w, y, s, ws, Launchers<T>::gemm);
+                       },
+                       fixed_threads(256),
+                       {},
+                       im2col_floats};
+};
+auto implicit_gemm_variant = []<typename T>() {
+  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
+                         Launchers<T>::implicit_gemm(x, w, y, s);
+                       },
+                       fixed_threads(256),
+                       {}};
+};
+auto winograd_variant = []<typename T>() {
+  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float> ws) {
+                         Launchers<T>::winograd(x, w, y, s, ws);
+                       },
+                       fixed_threads(256),
+                       {ConvArithmetic::winograd, false},
+                       winograd_floats};
+};
+auto fused_variant = []<typename T>() {
+  return DeviceVariant{[](Span x, Span w, Span b, std::span<float> y, const Shape& s, int, std::span<float>) {
+                         Launchers<T>::fused_bias_relu(x, w, b, y, s);
+                       },
+                       fixed_threads(256),
+                       {ConvArithmetic::direct, true}};
+};
+
+// The debugging kernel with one bug (or none) on both targets.
+std::vector<std::pair<Backend, RunFactory>> debug_backends(const std::string& name, int bug) {
+  auto make = [bug]<typename T>() {
+    const auto b = static_cast<typename Launchers<T>::Bug>(bug);
+    return DeviceVariant{[b](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
+                           Launchers<T>::debug_tiled(x, w, y, s, b);
+                         },
+                         fixed_threads(256),
+                         {}};
+  };
+  return kernel_backends(name, make);
+}
+
+#if GPULAB_HAVE_CUDA
+DeviceVariant cudnn_variant(bool bias_relu) {
+  return DeviceVariant{[bias_relu](Span x, Span w, Span b, std::span<float> y, const Shape& s, int, std::span<float>) {
+                         gpu::conv::cudnn(x, w, y, s);
+                         if (bias_relu) gpu::conv::bias_relu(b, y, s);
+                       },
+                       fixed_threads(0),
+                       {ConvArithmetic::direct, bias_relu},
+                       {},
+                       [](const Shape& s) { return "cuDNN chose " + gpu::conv::cudnn_algorithm(s); }};
+}
+#endif
+
+// ---- the lesson
+
+// Any shape; its place on the lesson's size axis is the n of the default family with the same work.
+Problem problem_from(const Shape& s) {
+  constexpr double family_macs_per_n2 = 8.0 * 16 * 16 * 9;  // problem_of(n): 8 × 16 × n × n → 16, 3 × 3
+  const double n = std::sqrt(s.macs() / family_macs_per_n2);
+  return {std::max<std::int64_t>(1, std::llround(n)),
+          {{"N", s.n},
+           {"C", s.c},
+           {"H", s.h},
+           {"W", s.w},
+           {"K", s.k},
+           {"R", s.r},
+           {"S", s.s},
+           {"pad", s.pad},
+           {"stride", s.stride}}};
+}
+
+// The default family: a batch of 8 images of 16 channels, n × n, through 16 filters of 3 × 3.
+Problem problem_of(std::int64_t n) {
+  const int side = static_cast<int>(n);
+  Problem p = problem_from(Shape{8, 16, side, side, 16, 3, 3, 1, 1});
+  p.n = n;
+  return p;
+}
+
+// "64x64x56x56:64:3x3[:pad[:stride]]"; the padding defaults to R / 2 ("same" for odd filters).
+Problem parse_shape(const std::string& text) {
+  static const std::regex form(R"((\d+)x(\d+)x(\d+)x(\d+):(\d+):(\d+)x(\d+)(?::(\d+))?(?::(\d+))?)");
+  std::smatch m;
+  if (!std::regex_match(text, m, form)) throw std::invalid_argument("not of the form NxCxHxW:K:RxS[:pad[:stride]]");
+  auto number = [&](int i) {
+    const std::string digits = m[i].str();
+    if (digits.size() > 9) throw std::invalid_argument("a number is too large");
+    return std::stoi(digits);
+  };
+  Shape s{number(1), number(2), number(3), number(4), number(5), number(6), number(7), 0, 1};
+  s.pad = m[8].matched ? number(8) : s.r / 2;
+  s.stride = m[9].matched ? number(9) : 1;
+  conv::check_shape(s);
+  return problem_from(s);
+}
+
+Counts counts_of(const Problem& p) {
+  const Shape s = shape_of(p);
+  const double in = static_cast<double>(s.input_size()), w = static_cast<double>(s.filter_size()),
+               out = static_cast<double>(s.output_size());
+  // The direct convolution's work, for every variant: Winograd and FFT do fewer operations, and
+  // their GFLOP/s is "as fast as a direct convolution at this rate". The least traffic: read x
+  // and w once, write y once.
+  return {2 * s.macs(), 4 * (in + w + out), 4 * (in + w + static_cast<double>(s.k)), 4 * out};
+}
+
+Footprint footprint_of(const Problem& p) {
+  const Shape s = shape_of(p);
+  const double in = static_cast<double>(s.input_size()), w = static_cast<double>(s.filter_size()),
+               out = static_cast<double>(s.output_size());
+  // Host: x, w, their pinned copies, y's two copies; the reference (value and magnitude per
+  // checked element). Device: x, w, y and the largest workspace (im2col's or Winograd's).
+  const double checked = s.macs() <= kFullCheckMacs ? out : 2112.0 * s.q();
+  const double workspace = static_cast<double>(std::max(im2col_floats(s), winograd_floats(s)));
+  return {8 * (in + w) + 8 * out + 24 * checked, 4 * (in + w + out + workspace)};
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  auto in = std::make_unique<ConvInstance>();
+  in->shape = shape_of(p);
+  conv::check_shape(in->shape);
+  in->x.resize(in->shape.input_size());
+  in->w.resize(in->shape.filter_size());
+  in->bias.resize(static_cast<std::size_t>(in->shape.k));
+  fill_uniform(in->x, seed, 0, -1.0f, 1.0f);
+  fill_uniform(in->w, seed, 1, -1.0f, 1.0f);
+  fill_uniform(in->bias, seed, 2, -1.0f, 1.0f);
+  in->reference = conv_reference(in->x, in->w, in->bias, in->shape, seed);
+  return in;
+}
+
+std::optional<std::string> winograd_applies(const Problem& p) {
+  if (emulated::conv::winograd_applies(shape_of(p))) return std::nullopt;
+  return "Winograd F(2×2, 3×3) is for 3 × 3 filters with stride 1";
+}
+
+std::optional<std::string> constant_memory_fits(const Problem& p) {
+  const Shape s = shape_of(p);
+  if (s.c * s.r * s.s <= emulated::conv::constant_filter_floats) return std::nullopt;
+  return "one filter (C·R·S floats) does not fit in the 64 KB of constant memory";
+}
+
+std::optional<std::string> implicit_gemm_fits(const Problem& p) {
+  const Shape s = shape_of(p);
+  if (s.c * s.r * s.s <= emulated::conv::implicit_gemm_limit) return std::nullopt;
+  return "implicit_gemm's offset table holds C·R·S <= " + std::to_string(emulated::conv::implicit_gemm_limit);
+}
+
+std::optional<std::string> im2col_fits(const Problem& p) {
+  const Shape s = shape_of(p);
+  if (static_cast<double>(s.c) * s.r * s.s * s.n * s.p() * s.q() < 2147483648.0) return std::nullopt;
+  return "the im2col matrix would have 2^31 elements or more";
+}
+
+Variant variant(std::string name, std::string description, std::vector<std::pair<Backend, RunFactory>> backends,
+                bool fixed_block = true, std::function<std::optional<std::string>(const Problem&)> applies = {}) {
+  Variant v{std::move(name), std::move(description), std::move(backends)};
+  v.fixed_block = fixed_block;
+  v.applies = std::move(applies);
+  return v;
+}
+
+Variant bug(std::string name, std::string description, int which) {
+  Variant v = variant(name, std::move(description), debug_backends(name, which));
+  v.deliberately_wrong = which != 0;
+  return v;
+}
+
+Problem shape(int n, int c, int h, int w, int k, int r, int s, int pad, int stride) {
+  return problem_from(Shape{n, c, h, w, k, r, s, pad, stride});
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "06";
+  l.name = "conv";
+  l.title = "Convolution";
+  l.summary =
+      "Direct, shared-memory tiles, im2col + GEMM, implicit GEMM, Winograd, FFT and a fused layer, "
+      "against cuDNN";
+  l.text_file = "docs/lessons/06-conv.md";
+  l.source_file = "kernels/conv/conv.cu";
+  l.size_help = "image side: a batch of 8 images of 16 channels, n × n, through 16 filters of 3 × 3";
+  l.default_n = 56;
+  l.max_n = 2048;
+  l.sweep = {8, 16, 32, 64, 128, 256, 512};
+  l.emulated_max_n = 64;
+  l.parse_shape = parse_shape;
+  l.shape_help =
+      "NxCxHxW:K:RxS[:pad[:stride]], e.g. 32x3x32x32:16:3x3 or 1x1x1024x1024:1:31x31:15 (padding "
+      "R / 2 unless given, stride 1)";
+  // The awkward cases: C = 1 and 3, 1 × 1 and even filters, stride 2, padding wider than the
+  // filter's radius, images smaller than a tile, sizes that are no multiple of anything, empty.
+  l.test_problems = {
+      shape(1, 1, 1, 1, 1, 1, 1, 0, 1),     shape(2, 3, 17, 19, 5, 3, 3, 1, 1),    shape(1, 1, 37, 29, 2, 4, 4, 2, 1),
+      shape(2, 4, 23, 21, 3, 5, 5, 2, 2),   shape(1, 2, 9, 7, 4, 3, 3, 4, 1),      shape(3, 8, 5, 6, 6, 1, 1, 0, 1),
+      shape(2, 16, 33, 35, 24, 3, 3, 1, 1), shape(1, 3, 20, 18, 9, 3, 3, 0, 2),    shape(1, 2, 70, 40, 9, 3, 3, 1, 1),
+      shape(1, 1, 67, 33, 3, 5, 5, 2, 1),   shape(1, 64, 18, 18, 3, 16, 16, 0, 1), shape(0, 3, 8, 8, 4, 3, 3, 1, 1),
+      shape(1, 2, 5, 5, 0, 3, 3, 1, 1)};
+  l.test_sizes = {};
+  l.problem = problem_of;
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+  l.ladder_reference = "cudnn";
+
+  namespace cv = conv;
+  l.variants = {
+    variant("cpu_direct", "The definition's loops, output rows over every core, vectorised along each row",
+            {{Backend::cpu, cpu("cpu_direct", cv::cpu_direct)}}),
+    variant("cpu_im2col", "im2col, then OpenBLAS sgemm per image", {{Backend::cpu, cpu("cpu_im2col", cv::cpu_im2col)}}),
+    variant("direct", "One thread per output, the window read from global memory",
+            kernel_backends("direct", direct_variant), false),
+    variant("tiled", "Input tile + halo in shared memory, filters in constant memory, 8 filters per thread",
+            kernel_backends("tiled", tiled_variant), true, constant_memory_fits),
+    variant("im2col_gemm", "im2col into a buffer, then lesson 05's warp-tiled GEMM",
+            kernel_backends("im2col_gemm", im2col_gemm_variant), true, im2col_fits),
+    variant("im2col_cublas", "im2col into a buffer, then cuBLAS SGEMM (FP32)",
+            library_backends(
+                "im2col_cublas",
+#if GPULAB_HAVE_CUDA
+                [] {
+                  return DeviceVariant{
+                      [](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float> ws) {
+                        gpu::conv::im2col_gemm(x, w, y, s, ws, gpu::matmul::cublas);
+                      },
+                      fixed_threads(0),
+                      {},
+                      im2col_floats};
+                },
+#else
+                {},
+#endif
+                "cuBLAS"),
+            true, im2col_fits),
+    variant("implicit_gemm", "The GEMM with each tile of the patch matrix gathered from x: no im2col buffer",
+            kernel_backends("implicit_gemm", implicit_gemm_variant), true, implicit_gemm_fits),
+    variant("winograd", "Winograd F(2×2, 3×3): transformed tiles, 16 GEMMs, 16 multiplies per 36",
+            kernel_backends("winograd", winograd_variant), true, winograd_applies),
+    variant("fft", "cuFFT: pad, transform, multiply spectra, transform back (for large filters)",
+            library_backends(
+                "fft",
+#if GPULAB_HAVE_CUDA
+                [] {
+                  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
+                                          std::span<float>) { gpu::conv::fft(x, w, y, s); },
+                                       fixed_threads(0),
+                                       {ConvArithmetic::fft, false}};
+                },
+#else
+                {},
+#endif
+                "cuFFT")),
+    variant("fused", "tiled + bias + ReLU in the same kernel: y = max(0, x ⋆ w + b), one pass",
+            kernel_backends("fused", fused_variant), true, constant_memory_fits),
+    variant("cudnn", "cuDNN forward convolution, FP32 (FMA math), the algorithm it measured fastest",
+            library_backends(
+                "cudnn",
+#if GPULAB_HAVE_CUDA
+                [] { return cudnn_variant(false); },
+#else
+                {},
+#endif
+                "cuDNN")),
+    variant("cudnn_bias_relu", "cuDNN convolution, then a separate bias + ReLU pass: what fused replaces",
+            library_backends(
+                "cudnn_bias_relu",
+#if GPULAB_HAVE_CUDA
+                [] { return cudnn_variant(true); },
+#else
+                {},
+#endif
+                "cuDNN")),
+    bug("debug_fixed", "The debugging lesson's shared-memory kernel, correct: one filter per block", 0),
+    bug("bug_shared_index", "Deliberately wrong: reads shared memory with the output tile's row pitch", 1),
+    bug("bug_channels", "Deliberately wrong: loops over the channels but always reads channel 0", 2),
+    bug("bug_barrier", "Deliberately wrong: no barrier before the next channel overwrites the tile", 3),
+  };
+  // The direct CPU loops take seconds per 10^9 multiply-adds on a laptop.
+  l.variants.front().slow_after_n = 512;
+  return l;
+}
+
+}  // namespace
+
+const Lesson& conv_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
