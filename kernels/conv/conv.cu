@@ -80,16 +80,6 @@ constexpr int kTileThreads = kTile * kTile;
 constexpr int kConstantFloats = constant_filter_floats;  // 64 KB, all the constant memory a program may declare
 __constant__ float filters_constant[kConstantFloats];
 
-// Copies rows h0 … h0 + tile_h − 1 and columns w0 … w0 + tile_w − 1 of one channel plane (H × W)
-// into shared memory, zeros where they fall in the padding. Every thread of the block takes a share.
-__device__ __forceinline__ void load_tile(float* tile, const float* plane, int h0, int w0, int tile_h, int tile_w,
-                                          int H, int W) {
-  for (int i = static_cast<int>(threadIdx.x); i < tile_h * tile_w; i += static_cast<int>(blockDim.x)) {
-    const int h = h0 + i / tile_w, col = w0 + i % tile_w;
-    tile[i] = (h >= 0 && h < H && col >= 0 && col < W) ? plane[h * W + col] : 0.0f;
-  }
-}
-
 // The input rows (or columns) that `outputs` neighbouring outputs read: their own and the halo.
 __host__ __device__ inline int tile_extent(int outputs, int filter, int stride) {
   return (outputs - 1) * stride + filter;
@@ -127,7 +117,10 @@ __global__ void __launch_bounds__(kTileThreads)
   float sum[kRows][kFilters] = {};
   for (int c = 0; c < C; ++c) {
     const float* plane = x + (n * C + c) * H * W;
-    load_tile(tile, plane, h0, w0, tile_h, tile_w, H, W);
+    for (int i = static_cast<int>(threadIdx.x); i < tile_h * tile_w; i += kTileThreads) {
+      const int h = h0 + i / tile_w, col = w0 + i % tile_w;
+      tile[i] = (h >= 0 && h < H && col >= 0 && col < W) ? plane[h * W + col] : 0.0f;
+    }
     __syncthreads();
     for (int r = 0; r < R; ++r) {
       for (int s = 0; s < S; ++s) {
@@ -565,7 +558,10 @@ __global__ void debug_tiled_kernel(const float* x, const float* w, float* y, Sha
     // Bug::channels: the loop runs over the channels but always reads channel 0.
     const int channel = kBug == Bug::channels ? 0 : c;
     const float* plane = x + (n * C + channel) * H * W;
-    load_tile(tile, plane, h0, w0, tile_h, tile_w, H, W);
+    for (int i = static_cast<int>(threadIdx.x); i < tile_h * tile_w; i += kTileThreads) {
+      const int h = h0 + i / tile_w, col = w0 + i % tile_w;
+      tile[i] = (h >= 0 && h < H && col >= 0 && col < W) ? plane[h * W + col] : 0.0f;
+    }
     __syncthreads();
     for (int r = 0; r < R; ++r) {
       for (int s = 0; s < S; ++s) {
