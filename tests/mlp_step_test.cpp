@@ -29,14 +29,15 @@ namespace device = gpulab::emulated::mlp;
 using Buffer = Target::DeviceBuffer<float>;
 }  // namespace
 
-TEST_CASE("the layer-by-layer step matches the CPU's", "[mlp]") {
+TEST_CASE("the layer-by-layer and fused steps match the CPU's", "[mlp]") {
   const std::uint64_t seed = test::test_seed();
   CAPTURE(seed);
   // Awkward widths and batches: 1, none a multiple of the 16 × 16 tiles, a batch of one.
   const Layout net = GENERATE(Layout{{2, 16, 1}}, Layout{{7, 17, 33, 3}}, Layout{{1, 1}});
   const int batch = GENERATE(1, 31, 64);
   const Loss loss = GENERATE(Loss::mse, Loss::bce);
-  CAPTURE(to_string(net), batch, loss == Loss::mse ? "mse" : "bce");
+  const bool fused = GENERATE(false, true);
+  CAPTURE(to_string(net), batch, loss == Loss::mse ? "mse" : "bce", fused);
   const Batch b = random_batch(net, batch, seed, loss == Loss::bce);
   const std::vector<float> initial = initial_parameters(net, seed);
   std::vector<float> expected = initial, host = initial;
@@ -47,7 +48,13 @@ TEST_CASE("the layer-by-layer step matches the CPU's", "[mlp]") {
   params.copy_from(host);
   x.copy_from(b.x);
   t.copy_from(b.t);
-  device::layered_step(net, params.span(), x.span(), t.span(), batch, 0.5f, loss, workspace.span(), device_loss.span());
+  if (fused) {
+    REQUIRE(device::fused_fits(net, batch));
+    device::fused_step(net, params.span(), x.span(), t.span(), batch, 0.5f, loss, device_loss.span());
+  } else {
+    device::layered_step(net, params.span(), x.span(), t.span(), batch, 0.5f, loss, workspace.span(),
+                         device_loss.span());
+  }
   params.copy_to(host);
   float got_loss = 0;
   device_loss.copy_to(std::span<float>(&got_loss, 1));
@@ -61,7 +68,9 @@ TEST_CASE("the layer-by-layer step matches the CPU's", "[mlp]") {
   CHECK(relative_difference(update, expected_update) < 1e-4);
 }
 
-TEST_CASE("the layer-by-layer step trains two moons to 95 %", "[mlp]") {
+TEST_CASE("the layer-by-layer and fused steps train two moons to 95 %", "[mlp]") {
+  const bool fused = GENERATE(false, true);
+  CAPTURE(fused);
   const Layout net{{2, 16, 16, 1}};
   const Data data = make_dataset(Dataset::moons, 512, 42);
   std::vector<float> host = initial_parameters(net, 7);
@@ -72,17 +81,30 @@ TEST_CASE("the layer-by-layer step trains two moons to 95 %", "[mlp]") {
   x.copy_from(data.x);
   t.copy_from(data.y);
   // The loop of train(), with the batch's position in the device copies of x and t.
-  const auto epochs = train(net, host, data, options,
-                            [&](std::span<float>, std::span<const float> xb, std::span<const float> tb, int batch) {
-                              const std::size_t first = static_cast<std::size_t>(xb.data() - data.x.data()) / 2;
-                              device::layered_step(net, params.span(), x.span().subspan(first * 2, xb.size()),
-                                                   t.span().subspan(first, tb.size()), batch, options.lr, options.loss,
-                                                   workspace.span(), loss.span());
-                              float value = 0;
-                              loss.copy_to(std::span<float>(&value, 1));
-                              params.copy_to(host);  // train() measures the accuracy with these
-                              return value;
-                            });
+  const auto epochs = train(
+      net, host, data, options, [&](std::span<float>, std::span<const float> xb, std::span<const float> tb, int batch) {
+        const std::size_t first = static_cast<std::size_t>(xb.data() - data.x.data()) / 2;
+        const auto xs = x.span().subspan(first * 2, xb.size());
+        const auto ts = t.span().subspan(first, tb.size());
+        if (fused) {
+          device::fused_step(net, params.span(), xs, ts, batch, options.lr, options.loss, loss.span());
+        } else {
+          device::layered_step(net, params.span(), xs, ts, batch, options.lr, options.loss, workspace.span(),
+                               loss.span());
+        }
+        float value = 0;
+        loss.copy_to(std::span<float>(&value, 1));
+        params.copy_to(host);  // train() measures the accuracy with these
+        return value;
+      });
   INFO("loss " << epochs.back().loss << ", accuracy " << epochs.back().accuracy);
   CHECK(epochs.back().accuracy >= 0.95);
+}
+
+TEST_CASE("the fused step refuses a network that does not fit one block", "[mlp]") {
+  const Layout net{{784, 128, 10}};
+  CHECK_FALSE(device::fused_fits(net, 128));
+  Buffer params(net.parameters(), "params"), x(784 * 128, "x"), t(10 * 128, "t"), loss(1, "loss");
+  CHECK_THROWS_WITH(device::fused_step(net, params.span(), x.span(), t.span(), 128, 0.1f, Loss::mse, loss.span()),
+                    Catch::Matchers::Contains("48 KB"));
 }

@@ -217,4 +217,145 @@ void predict(const Layout& net, std::span<const float> params, std::span<const f
   GPULAB_LAUNCH(copy_kernel, elementwise(outputs), y, out.data(), outputs);
 }
 
+// ---------------------------------------------------------------- the fused step
+
+constexpr int kFusedThreads = 512;
+constexpr int kMaxLayers = 8;
+constexpr std::size_t kFusedSharedBytes = 48 * 1024 - 64;  // the rest: the static loss_sum
+
+// The layer widths travel by value (a kernel cannot take a std::vector).
+struct Widths {
+  int layers;
+  int size[kMaxLayers + 1];
+};
+
+// [snippet:fused_step_kernel]
+// What it adds over layered_step: one launch instead of about 6 per layer. The block copies the
+// parameters and the batch into shared memory, then runs the CPU's loops with the block's
+// threads sharing each one (an output, a weight or a delta each), __syncthreads() between
+// them, and writes the parameters back. It works where everything fits one block's shared
+// memory: a tiny network. Weights are updated in place once the previous layer's delta, which
+// reads them, is done, so it computes the same as the CPU's gradient-then-update.
+__global__ void __launch_bounds__(kFusedThreads)
+    fused_step_kernel(float* params, const float* x, const float* t, float* loss, Widths net, int batch, float lr,
+                      bool bce, int parameter_count, int widest) {
+  float* shared = dynamic_shared<float>();
+  float* p = shared;                 // the parameters
+  float* act = p + parameter_count;  // a[0] (the batch), a[1], ... a[L], batch × width each
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  int act_offset[kMaxLayers + 1], w_offset[kMaxLayers], b_offset[kMaxLayers];
+  int total = 0, poffset = 0;
+  for (int l = 0; l <= net.layers; ++l) {
+    act_offset[l] = total;
+    total += batch * net.size[l];
+    if (l < net.layers) {
+      w_offset[l] = poffset;
+      b_offset[l] = poffset + net.size[l + 1] * net.size[l];
+      poffset = b_offset[l] + net.size[l + 1];
+    }
+  }
+  float* delta = act + total;  // batch × widest
+  float* previous = delta + batch * widest;
+  __shared__ float loss_sum;
+  if (tid == 0) loss_sum = 0.0f;
+  for (int i = tid; i < parameter_count; i += threads) p[i] = params[i];
+  for (int i = tid; i < batch * net.size[0]; i += threads) act[i] = x[i];
+  __syncthreads();
+
+  for (int l = 0; l < net.layers; ++l) {  // forward
+    const int in = net.size[l], out = net.size[l + 1];
+    const float* w = p + w_offset[l];
+    const float* a = act + act_offset[l];
+    for (int i = tid; i < batch * out; i += threads) {
+      const int e = i / out, j = i % out;
+      float z = p[b_offset[l] + j];
+      for (int k = 0; k < in; ++k) z += w[j * in + k] * a[e * in + k];
+      act[act_offset[l + 1] + i] = 1.0f / (1.0f + expf(-z));
+    }
+    __syncthreads();
+  }
+
+  const int outputs = net.size[net.layers], count = batch * outputs;  // loss and the output delta
+  const float scale = 1.0f / static_cast<float>(count);
+  for (int i = tid; i < count; i += threads) {
+    const float yi = act[act_offset[net.layers] + i], ti = t[i];
+    float term;
+    if (bce) {
+      term = -(ti * logf(fmaxf(yi, 1e-7f)) + (1.0f - ti) * logf(fmaxf(1.0f - yi, 1e-7f)));
+      delta[i] = (yi - ti) * scale;
+    } else {
+      term = (yi - ti) * (yi - ti);
+      delta[i] = 2.0f * (yi - ti) * yi * (1.0f - yi) * scale;
+    }
+    atomicAdd(&loss_sum, term * scale);
+  }
+  __syncthreads();
+
+  for (int l = net.layers - 1; l >= 0; --l) {  // backward, updating each layer once it is used
+    const int in = net.size[l], out = net.size[l + 1];
+    float* w = p + w_offset[l];
+    const float* a = act + act_offset[l];
+    if (l > 0) {  // the previous layer's delta, with the weights before their update
+      for (int i = tid; i < batch * in; i += threads) {
+        const int e = i / in, k = i % in;
+        float sum = 0.0f;
+        for (int j = 0; j < out; ++j) sum += w[j * in + k] * delta[e * out + j];
+        previous[i] = sum * a[i] * (1.0f - a[i]);
+      }
+    }
+    __syncthreads();
+    for (int i = tid; i < out * in + out; i += threads) {  // dW and db, applied at once
+      float grad = 0.0f;
+      if (i < out * in) {
+        const int j = i / in, k = i % in;
+        for (int e = 0; e < batch; ++e) grad += delta[e * out + j] * a[e * in + k];
+        w[i] -= lr * grad;
+      } else {
+        const int j = i - out * in;
+        for (int e = 0; e < batch; ++e) grad += delta[e * out + j];
+        p[b_offset[l] + j] -= lr * grad;
+      }
+    }
+    __syncthreads();
+    float* swap = delta;
+    delta = previous;
+    previous = swap;
+  }
+  for (int i = tid; i < parameter_count; i += threads) params[i] = p[i];
+  if (tid == 0) *loss = loss_sum;
+}
+// [/snippet]
+
+namespace {
+
+std::size_t fused_shared_bytes(const Layout& net, int batch) {
+  std::size_t floats = net.parameters() + 2 * static_cast<std::size_t>(batch) * widest(net);
+  for (int s : net.sizes) floats += static_cast<std::size_t>(batch) * s;
+  return floats * sizeof(float);
+}
+
+}  // namespace
+
+bool fused_fits(const Layout& net, int batch) {
+  return net.layers() <= kMaxLayers && fused_shared_bytes(net, batch) <= kFusedSharedBytes;
+}
+
+void fused_step(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
+                int batch, float lr, Loss loss_kind, std::span<float> loss) {
+  check(net, params, x, batch);
+  if (loss.empty() || t.size() < static_cast<std::size_t>(batch) * static_cast<std::size_t>(net.outputs())) {
+    throw std::invalid_argument("mlp: t must hold batch × outputs floats and loss one");
+  }
+  if (!fused_fits(net, batch)) {
+    throw std::invalid_argument("mlp fused step: " + gpulab::mlp::to_string(net) + " with a batch of " +
+                                std::to_string(batch) + " needs " + std::to_string(fused_shared_bytes(net, batch)) +
+                                " bytes of shared memory; one block has 48 KB");
+  }
+  Widths widths{net.layers(), {}};
+  for (int l = 0; l <= net.layers(); ++l) widths.size[l] = net.sizes[static_cast<std::size_t>(l)];
+  GPULAB_LAUNCH(fused_step_kernel, (LaunchConfig{dim3(1), dim3(kFusedThreads), fused_shared_bytes(net, batch)}),
+                params.data(), x.data(), t.data(), loss.data(), widths, batch, lr, loss_kind == Loss::bce,
+                static_cast<int>(net.parameters()), widest(net));
+}
+
 }  // namespace gpulab::GPULAB_TARGET::mlp
