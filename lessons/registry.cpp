@@ -6,13 +6,14 @@
 #include "04_sigmoid/sigmoid_lesson.hpp"
 #include "05_matmul/matmul_lesson.hpp"
 #include "06_conv/conv_lesson.hpp"
+#include "07_tiny_network/tiny_network_lesson.hpp"
 
 namespace gpulab {
 
 const std::vector<const Lesson*>& all_lessons() {
-  static const std::vector<const Lesson*> lessons = {&vector_add_lesson(), &thread_hierarchy_lesson(),
-                                                     &matrix_add_lesson(), &sigmoid_lesson(),
-                                                     &matmul_lesson(),     &conv_lesson()};
+  static const std::vector<const Lesson*> lessons = {
+      &vector_add_lesson(), &thread_hierarchy_lesson(), &matrix_add_lesson(), &sigmoid_lesson(), &matmul_lesson(),
+      &conv_lesson(),       &tiny_network_lesson()};
   return lessons;
 }
 

@@ -229,11 +229,17 @@ struct Widths {
   int size[kMaxLayers + 1];
 };
 
+// The sum of `v` over the 32 lanes of a warp, in every lane.
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
 // [snippet:fused_step_kernel]
 // What it adds over layered_step: one launch instead of about 6 per layer. The block copies the
 // parameters and the batch into shared memory, then runs the CPU's loops with the block's
-// threads sharing each one (an output, a weight or a delta each), __syncthreads() between
-// them, and writes the parameters back. It works where everything fits one block's shared
+// threads sharing each one (an output or a delta per thread, a parameter's gradient per warp),
+// __syncthreads() between them, and writes the parameters back. It works where everything fits one block's shared
 // memory: a tiny network. Weights are updated in place once the previous layer's delta, which
 // reads them, is done, so it computes the same as the CPU's gradient-then-update.
 __global__ void __launch_bounds__(kFusedThreads)
@@ -243,6 +249,7 @@ __global__ void __launch_bounds__(kFusedThreads)
   float* p = shared;                 // the parameters
   float* act = p + parameter_count;  // a[0] (the batch), a[1], ... a[L], batch × width each
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int warp = tid / 32, lane = tid % 32, warps = threads / 32;
   int act_offset[kMaxLayers + 1], w_offset[kMaxLayers], b_offset[kMaxLayers];
   int total = 0, poffset = 0;
   for (int l = 0; l <= net.layers; ++l) {
@@ -277,6 +284,7 @@ __global__ void __launch_bounds__(kFusedThreads)
 
   const int outputs = net.size[net.layers], count = batch * outputs;  // loss and the output delta
   const float scale = 1.0f / static_cast<float>(count);
+  float my_loss = 0.0f;
   for (int i = tid; i < count; i += threads) {
     const float yi = act[act_offset[net.layers] + i], ti = t[i];
     float term;
@@ -287,8 +295,10 @@ __global__ void __launch_bounds__(kFusedThreads)
       term = (yi - ti) * (yi - ti);
       delta[i] = 2.0f * (yi - ti) * yi * (1.0f - yi) * scale;
     }
-    atomicAdd(&loss_sum, term * scale);
+    my_loss += term * scale;
   }
+  my_loss = warp_sum(my_loss);  // then one atomic per warp, not per element
+  if (lane == 0) atomicAdd(&loss_sum, my_loss);
   __syncthreads();
 
   for (int l = net.layers - 1; l >= 0; --l) {  // backward, updating each layer once it is used
@@ -304,17 +314,15 @@ __global__ void __launch_bounds__(kFusedThreads)
       }
     }
     __syncthreads();
-    for (int i = tid; i < out * in + out; i += threads) {  // dW and db, applied at once
+    // dW and db, applied at once: one warp per parameter, its lanes sharing the sum over the
+    // batch (a chain of `batch` additions in one thread would be the kernel's longest path).
+    for (int i = warp; i < out * in + out; i += warps) {
+      const bool weight = i < out * in;
+      const int j = weight ? i / in : i - out * in, k = weight ? i % in : 0;
       float grad = 0.0f;
-      if (i < out * in) {
-        const int j = i / in, k = i % in;
-        for (int e = 0; e < batch; ++e) grad += delta[e * out + j] * a[e * in + k];
-        w[i] -= lr * grad;
-      } else {
-        const int j = i - out * in;
-        for (int e = 0; e < batch; ++e) grad += delta[e * out + j];
-        p[b_offset[l] + j] -= lr * grad;
-      }
+      for (int e = lane; e < batch; e += 32) grad += delta[e * out + j] * (weight ? a[e * in + k] : 1.0f);
+      grad = warp_sum(grad);
+      if (lane == 0) (weight ? w[i] : p[b_offset[l] + j]) -= lr * grad;
     }
     __syncthreads();
     float* swap = delta;

@@ -324,7 +324,7 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
   auto* sweep = app.add_flag("--sweep", o.sweep, "Run the lesson's sweep of sizes (see --list)");
   auto* shapes = app.add_option("--shape", o.shapes,
                                 "A problem by its shape where the lesson has one (see --list): lesson 06 "
-                                "NxCxHxW:K:RxS[:pad[:stride]]; several, comma-separated")
+                                "NxCxHxW:K:RxS[:pad[:stride]], lesson 07 INxHIDDENxOUT:BATCH; several, comma-separated")
                      ->delimiter(',');
   app.get_option("--n")->excludes(sizes)->excludes(sweep)->excludes(shapes);
   sizes->excludes(sweep)->excludes(shapes);

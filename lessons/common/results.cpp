@@ -52,6 +52,10 @@ std::string dims_text(const Problem& p) {
     return fmt::format("{}x{}x{}x{}→{} {}x{} p{} s{}", d["N"], d["C"], d["H"], d["W"], d["K"], d["R"], d["S"], d["pad"],
                        d["stride"]);
   }
+  // A network and its batch: "2→16→1, batch 64".
+  if (d.count("batch") && d.count("hidden")) {
+    return fmt::format("{}→{}→{}, batch {}", d["in"], d["hidden"], d["out"], d["batch"]);
+  }
   std::string text;
   for (const auto& [name, value] : p.dims) text += (text.empty() ? "" : "x") + std::to_string(value);
   return text;

@@ -1,0 +1,346 @@
+// Lesson 07, a tiny network: one training step (forward, loss, backward, SGD update) of a
+// two-layer MLP with sigmoid units, on each backend, checked against a float64 step.
+#include "07_tiny_network/tiny_network_lesson.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "common/random.hpp"
+#include "common/targets.hpp"
+#include "mlp/mlp.hpp"
+#include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_train.hpp"
+
+namespace gpulab {
+
+namespace {
+
+using mlp::Layout;
+using mlp::Loss;
+using Span = std::span<const float>;
+
+constexpr float kLearningRate = 0.5f;
+constexpr Loss kLoss = Loss::mse;  // the loss the reference numbers of PyTorch use
+
+struct StepInstance : Instance {
+  Layout net;
+  int batch = 0;
+  std::vector<float> x, t, initial;
+  std::vector<double> expected_update;  // lr · gradient in float64
+  double expected_loss = 0;
+  // How much float rounding the step's cancellations magnify (see check_step): the largest
+  // 1 / min(a, 1 − a) over the activations and |y| / |y − t| over the outputs, and
+  // Σ|y − t|·|y| / Σ(y − t)² for the loss.
+  double amplification = 1, loss_amplification = 1;
+};
+
+Layout layout_of(const Problem& p) {
+  std::map<std::string, int> d;
+  for (const auto& [key, value] : p.dims) d[key] = static_cast<int>(value);
+  return Layout{{d["in"], d["hidden"], d["out"]}};
+}
+int batch_of(const Problem& p) {
+  for (const auto& [key, value] : p.dims) {
+    if (key == "batch") return static_cast<int>(value);
+  }
+  return static_cast<int>(p.n);
+}
+
+// The parameters after a step against the float64 step. The gradients are float sums of `batch`
+// terms, and two cancellations magnify rounding: the sigmoid's derivative a (1 − a), whose
+// 1 − a loses relative precision as a nears 1, and the error y − t as y nears t. So the updates
+// (small next to the parameters) must agree in the 2-norm to a relative
+//   10⁻⁴ + 2·batch·2⁻²⁴ + 32·2⁻²⁴·amplification,
+// and the loss, a float sum of batch × outputs positive terms, to
+//   (2·batch·outputs + 4·(inputs + hidden))·2⁻²⁴ + 8·2⁻²⁴·loss_amplification
+// (first-order bounds; the amplifications are measured on the float64 forward pass).
+CheckResult check_step(Span params, float loss, const StepInstance& in, const std::string& what) {
+  CheckResult r;
+  r.checked = params.size() + 1;
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (is_poison(params[i]) || !std::isfinite(params[i])) {
+      r.passed = false;
+      r.mismatches = 1;
+      r.rel_error = std::numeric_limits<double>::infinity();
+      r.message =
+          fmt::format("{}: parameter {} is {}", what, i,
+                      is_poison(params[i]) ? "never written back: is every parameter copied out?" : "not finite");
+      return r;
+    }
+    const double update = static_cast<double>(params[i]) - in.initial[i];
+    diff += (update - in.expected_update[i]) * (update - in.expected_update[i]);
+    norm += in.expected_update[i] * in.expected_update[i];
+  }
+  r.rel_error = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  const double loss_error = std::abs(loss - in.expected_loss) / std::max(std::abs(in.expected_loss), 1e-30);
+  constexpr double unit = 0x1.0p-24;
+  const double update_bound = 1e-4 + 2.0 * in.batch * unit + 32 * unit * in.amplification;
+  const double loss_bound = (2.0 * in.batch * in.net.outputs() + 4.0 * (in.net.inputs() + in.net.sizes[1])) * unit +
+                            8 * unit * in.loss_amplification;
+  if (r.rel_error > update_bound) {
+    r.passed = false;
+    r.mismatches = 1;
+    r.message = fmt::format("{}: the parameters' update differs from float64's by {:.3g} (relative, bound {:.3g})",
+                            what, r.rel_error, update_bound);
+  } else if (loss_error > loss_bound) {
+    r.passed = false;
+    r.mismatches = 1;
+    r.message = fmt::format("{}: loss {:.9g}, expected {:.9g} (relative error {:.3g} > {:.3g})", what, loss,
+                            in.expected_loss, loss_error, loss_bound);
+  }
+  return r;
+}
+
+std::string name_of(const std::string& variant, Backend backend) {
+  return "tiny_network " + variant + " (" + std::string(to_string(backend)) + ")";
+}
+
+class CpuStepRun : public Run {
+ public:
+  explicit CpuStepRun(const StepInstance& in) : in_(in), params_(in.initial.size()) {}
+  void poison() override { gpulab::poison(params_); }
+  void upload() override { std::copy(in_.initial.begin(), in_.initial.end(), params_.begin()); }
+  void compute() override { loss_ = mlp::cpu_step(in_.net, params_, in_.x, in_.t, in_.batch, kLearningRate, kLoss); }
+  CheckResult check() const override { return check_step(params_, loss_, in_, name_of("cpu", Backend::cpu)); }
+
+ private:
+  const StepInstance& in_;
+  std::vector<float> params_;
+  float loss_ = 0;
+};
+
+// One step on a device: the parameters are uploaded fresh before each step (the harness times
+// that as the copy in), the step is the timed work, parameters and loss come back.
+using DeviceStep = std::function<void(const Layout&, std::span<float> params, Span x, Span t, int batch,
+                                      std::span<float> workspace, std::span<float> loss)>;
+
+template <typename Target>
+class DeviceStepRun : public Run {
+ public:
+  DeviceStepRun(const StepInstance& in, std::string name, DeviceStep step, std::size_t workspace, int threads)
+      : in_(in),
+        name_(std::move(name)),
+        step_(std::move(step)),
+        threads_(threads),
+        host_params_(in.initial.size(), "params (host)"),
+        host_x_(in.x.size(), "x (host)"),
+        host_t_(in.t.size(), "t (host)"),
+        host_loss_(1, "loss (host)"),
+        params_(in.initial.size(), "params"),
+        x_(in.x.size(), "x"),
+        t_(in.t.size(), "t"),
+        loss_(1, "loss"),
+        workspace_(workspace, "workspace") {
+    std::copy(in.x.begin(), in.x.end(), host_x_.data());
+    std::copy(in.t.begin(), in.t.end(), host_t_.data());
+  }
+  void poison() override {
+    params_.fill_bytes(kPoisonByte);
+    gpulab::poison(host_params_.span());
+    gpulab::poison(host_loss_.span());
+  }
+  void upload() override {
+    std::copy(in_.initial.begin(), in_.initial.end(), host_params_.data());
+    params_.copy_from(host_params_.span());
+    x_.copy_from(host_x_.span());
+    t_.copy_from(host_t_.span());
+  }
+  void compute() override {
+    step_(in_.net, params_.span(), x_.span(), t_.span(), in_.batch, workspace_.span(), loss_.span());
+  }
+  void download() override {
+    params_.copy_to(host_params_.span());
+    loss_.copy_to(host_loss_.span());
+  }
+  CheckResult check() const override {
+    return check_step(host_params_.span(), host_loss_.data()[0], in_, name_of(name_, Target::backend));
+  }
+  int block() const override { return threads_; }
+
+ private:
+  const StepInstance& in_;
+  std::string name_;
+  DeviceStep step_;
+  int threads_;
+  typename Target::template HostBuffer<float> host_params_, host_x_, host_t_, host_loss_;
+  typename Target::template DeviceBuffer<float> params_, x_, t_, loss_, workspace_;
+};
+
+template <typename Target>
+RunFactory device_run(const std::string& name, DeviceStep step, bool needs_workspace, int threads) {
+  return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    const std::size_t workspace = needs_workspace ? emulated::mlp::step_workspace(in.net, in.batch) : 0;
+    return std::make_unique<DeviceStepRun<Target>>(in, name, step, workspace, threads);
+  });
+}
+
+// The layer-by-layer and fused steps of one target's launchers.
+template <typename Launchers>
+std::pair<DeviceStep, DeviceStep> steps_of() {
+  DeviceStep layered = [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
+                          std::span<float> loss) {
+    Launchers::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss);
+  };
+  DeviceStep fused = [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
+                        std::span<float> loss) {
+    Launchers::fused_step(net, p, x, t, batch, kLearningRate, kLoss, loss);
+  };
+  return {layered, fused};
+}
+
+struct EmulatedLaunchers {
+  static constexpr auto layered_step = emulated::mlp::layered_step;
+  static constexpr auto fused_step = emulated::mlp::fused_step;
+};
+#if GPULAB_HAVE_CUDA
+struct GpuLaunchers {
+  static constexpr auto layered_step = gpu::mlp::layered_step;
+  static constexpr auto fused_step = gpu::mlp::fused_step;
+};
+#endif
+
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, bool fused, int threads) {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  const auto gpu_steps = steps_of<GpuLaunchers>();
+  backends.emplace_back(Backend::gpu,
+                        device_run<GpuTarget>(name, fused ? gpu_steps.second : gpu_steps.first, !fused, threads));
+#endif
+  const auto emu_steps = steps_of<EmulatedLaunchers>();
+  backends.emplace_back(Backend::emulated,
+                        device_run<EmulatedTarget>(name, fused ? emu_steps.second : emu_steps.first, !fused, threads));
+  return backends;
+}
+
+// ---- the lesson
+
+Problem problem_from(const Layout& net, int batch) {
+  return {batch, {{"in", net.sizes[0]}, {"hidden", net.sizes[1]}, {"out", net.sizes[2]}, {"batch", batch}}};
+}
+
+// The default family: the 2 → 16 → 1 network, a batch of n.
+Problem problem_of(std::int64_t n) { return problem_from(Layout{{2, 16, 1}}, static_cast<int>(n)); }
+
+// "784x128x10:128": input, hidden and output widths, then the batch.
+Problem parse_shape(const std::string& text) {
+  static const std::regex form(R"((\d{1,5})x(\d{1,5})x(\d{1,5}):(\d{1,7}))");
+  std::smatch m;
+  if (!std::regex_match(text, m, form)) throw std::invalid_argument("not of the form INxHIDDENxOUT:BATCH");
+  const Layout net{{std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])}};
+  mlp::check_layout(net);
+  const int batch = std::stoi(m[4]);
+  if (batch < 1 || batch > (1 << 20)) throw std::invalid_argument("the batch must be 1 to 1048576");
+  return problem_from(net, batch);
+}
+
+Counts counts_of(const Problem& p) {
+  const Layout net = layout_of(p);
+  const double batch = batch_of(p), params = static_cast<double>(net.parameters());
+  // Forward 2·B·MACs, backward twice that (dW and the previous layer's delta); the least traffic:
+  // the parameters in and out, the batch and its targets in.
+  const double io = 4 * batch * (net.inputs() + net.outputs());
+  return {6 * batch * net.macs(), 8 * params + io, 4 * params + io, 4 * params + 4};
+}
+
+Footprint footprint_of(const Problem& p) {
+  const Layout net = layout_of(p);
+  const double batch = batch_of(p), params = static_cast<double>(net.parameters());
+  const double workspace = static_cast<double>(emulated::mlp::step_workspace(net, static_cast<int>(batch)));
+  const double io = batch * (net.inputs() + net.outputs());
+  // Host: x, t, their pinned copies, the parameters (several copies), the float64 reference's
+  // activations and gradients. Device: parameters, x, t, the workspace.
+  return {8 * io + 40 * params + 8 * batch * (net.inputs() + net.sizes[1] + net.outputs()) * 3,
+          4 * (params + io + workspace)};
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  auto in = std::make_unique<StepInstance>();
+  in->net = layout_of(p);
+  mlp::check_layout(in->net);
+  in->batch = batch_of(p);
+  in->x.resize(static_cast<std::size_t>(in->batch) * in->net.inputs());
+  in->t.resize(static_cast<std::size_t>(in->batch) * in->net.outputs());
+  fill_uniform(in->x, seed, 0, -1.0f, 1.0f);
+  fill_uniform(in->t, seed, 1, 0.0f, 1.0f);
+  in->initial = mlp::initial_parameters(in->net, seed);
+  const std::vector<double> p64(in->initial.begin(), in->initial.end());
+  std::vector<double> grads(p64.size());
+  in->expected_loss = mlp::gradients<double, double>(in->net, p64, in->x, in->t, in->batch, kLoss, grads);
+  mlp::Activations<double> a;
+  mlp::forward<double, double>(in->net, p64, in->x, in->batch, a);
+  for (std::size_t l = 1; l < a.size(); ++l) {
+    for (double v : a[l]) in->amplification = std::max(in->amplification, 1 / std::max(std::min(v, 1 - v), 1e-300));
+  }
+  double spread = 0, squares = 0;
+  for (std::size_t i = 0; i < a.back().size(); ++i) {
+    const double y = a.back()[i], gap = std::abs(y - in->t[i]);
+    in->amplification = std::max(in->amplification, std::abs(y) / std::max(gap, 1e-300));
+    spread += gap * std::abs(y);
+    squares += gap * gap;
+  }
+  in->loss_amplification = squares > 0 ? spread / squares : 1;
+  in->expected_update.resize(grads.size());
+  for (std::size_t i = 0; i < grads.size(); ++i)
+    in->expected_update[i] = -static_cast<double>(kLearningRate) * grads[i];
+  return in;
+}
+
+std::optional<std::string> fused_applies(const Problem& p) {
+  if (emulated::mlp::fused_fits(layout_of(p), batch_of(p))) return std::nullopt;
+  return "the fused step keeps the parameters and the batch's activations in one block's 48 KB of shared memory; "
+         "this network and batch do not fit";
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "07";
+  l.name = "tiny_network";
+  l.title = "A tiny network";
+  l.summary = "One training step of y = σ(Wx + b) layers: CPU, layer by layer on the GPU, and fused into one kernel";
+  l.text_file = "docs/lessons/07-tiny-network.md";
+  l.source_file = "kernels/mlp/mlp.cu";
+  l.size_help = "batch size, for the 2 → 16 → 1 network";
+  l.default_n = 64;
+  l.max_n = 1 << 20;
+  l.sweep = {16, 64, 256, 1024, 4096, 16384, 65536};
+  l.emulated_max_n = 16384;
+  l.parse_shape = parse_shape;
+  l.shape_help = "INxHIDDENxOUT:BATCH, e.g. 784x128x10:128";
+  l.test_problems = {problem_from(Layout{{2, 16, 1}}, 64), problem_from(Layout{{2, 16, 1}}, 1),
+                     problem_from(Layout{{7, 17, 3}}, 31), problem_from(Layout{{33, 65, 2}}, 100),
+                     problem_from(Layout{{1, 1, 1}}, 5)};
+  l.problem = problem_of;
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+
+  l.variants = {
+      {"cpu",
+       "The loops of forward, backward and the update, one example or unit per core",
+       {{Backend::cpu, factory<StepInstance>([](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+           return std::make_unique<CpuStepRun>(in);
+         })}}},
+      {"layered",
+       "One kernel per operation: GEMMs, bias + sigmoid, loss, dW, db, deltas, update (13 launches for two layers)",
+       kernel_backends("layered", false, 256)},
+      {"fused", "The whole step in one kernel and one block, everything in shared memory",
+       kernel_backends("fused", true, 512)},
+  };
+  for (Variant& v : l.variants) v.fixed_block = true;
+  l.variants.back().applies = fused_applies;
+  return l;
+}
+
+}  // namespace
+
+const Lesson& tiny_network_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
