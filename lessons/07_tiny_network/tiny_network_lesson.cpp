@@ -179,18 +179,15 @@ RunFactory device_run(const std::string& name, DeviceStep step, bool needs_works
   });
 }
 
-// The layer-by-layer and fused steps of one target's launchers.
+// The layer-by-layer or the fused step of one target's launchers.
 template <typename Launchers>
-std::pair<DeviceStep, DeviceStep> steps_of() {
-  DeviceStep layered = [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
-                          std::span<float> loss) {
-    Launchers::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss);
-  };
-  DeviceStep fused = [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
-                        std::span<float> loss) {
-    Launchers::fused_step(net, p, x, t, batch, kLearningRate, kLoss, loss);
-  };
-  return {layered, fused};
+DeviceStep step_of(bool fused) {
+  if (fused) {
+    return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
+              std::span<float> loss) { Launchers::fused_step(net, p, x, t, batch, kLearningRate, kLoss, loss); };
+  }
+  return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
+            std::span<float> loss) { Launchers::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss); };
 }
 
 struct EmulatedLaunchers {
@@ -207,13 +204,10 @@ struct GpuLaunchers {
 std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, bool fused, int threads) {
   std::vector<std::pair<Backend, RunFactory>> backends;
 #if GPULAB_HAVE_CUDA
-  const auto gpu_steps = steps_of<GpuLaunchers>();
-  backends.emplace_back(Backend::gpu,
-                        device_run<GpuTarget>(name, fused ? gpu_steps.second : gpu_steps.first, !fused, threads));
+  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, step_of<GpuLaunchers>(fused), !fused, threads));
 #endif
-  const auto emu_steps = steps_of<EmulatedLaunchers>();
   backends.emplace_back(Backend::emulated,
-                        device_run<EmulatedTarget>(name, fused ? emu_steps.second : emu_steps.first, !fused, threads));
+                        device_run<EmulatedTarget>(name, step_of<EmulatedLaunchers>(fused), !fused, threads));
   return backends;
 }
 
