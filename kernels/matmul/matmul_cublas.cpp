@@ -38,11 +38,19 @@ cublasHandle_t handle() {
 void cublas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   if (m < 0 || n < 0 || k < 0) throw std::invalid_argument("matmul: m, n and k must not be negative");
   if (c.empty()) return;
+  cublas_gemm(false, false, a.data(), b.data(), c.data(), m, n, k, nullptr);
+}
+
+void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  if (m == 0 || n == 0) return;
   const float one = 1.0f, zero = 0.0f;
+  GPULAB_CUBLAS_CHECK(cublasSetStream(handle(), stream));
   // cuBLAS is column-major. A row-major matrix is its transpose in column-major, so C = A·B
-  // row-major is Cᵀ = Bᵀ·Aᵀ column-major: swap the operands, no copies.
-  GPULAB_CUBLAS_CHECK(cublasSgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.data(), n, a.data(),
-                                  k > 0 ? k : 1, &zero, c.data(), n));
+  // row-major is Cᵀ = Bᵀ·Aᵀ column-major: swap the operands, no copies. A stored transposed
+  // (k × m row-major) is then one cuBLAS transposes back, and the same for B.
+  const int ldb = tb ? k : n, lda = ta ? m : k;
+  GPULAB_CUBLAS_CHECK(cublasSgemm(handle(), tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
+                                  &one, b, ldb > 0 ? ldb : 1, a, lda > 0 ? lda : 1, &zero, c, n));
 }
 
 }  // namespace gpulab::gpu::matmul

@@ -3,9 +3,16 @@
 // matmul.hpp: device memory, row-major.
 #include <span>
 
+#include <cuda_runtime_api.h>
+
 namespace gpulab::gpu::matmul {
 
 // FP32 math only: tensor-core (TF32) math is switched off, so the comparison is FP32 against FP32.
 void cublas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+
+// C (m × n) = op(A) · op(B), row-major, op(A) m × k and op(B) k × n: ta says A is stored k × m
+// (transposed), tb that B is stored n × k. On `stream` (null: the default stream), so a CUDA
+// graph can capture it.
+void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream);
 
 }  // namespace gpulab::gpu::matmul

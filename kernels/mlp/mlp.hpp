@@ -32,6 +32,17 @@ struct Layout {
   double macs() const;
 };
 
+// How layered_step runs, where the defaults are not wanted: `gemm` replaces the lesson's GEMM
+// kernel (row-major C (m × n) = op(A) · op(B) on device memory, op(X) = Xᵀ where the flag says:
+// cuBLAS), and `stream` (a cudaStream_t; null: the default stream) takes every launch, so a CUDA
+// graph can capture the step.
+using GemmFunction = void (*)(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k,
+                              void* stream);
+struct StepOptions {
+  GemmFunction gemm = nullptr;
+  void* stream = nullptr;
+};
+
 // Throws std::invalid_argument unless there are 1 to 8 layers of 1 to 8192 units.
 void check_layout(const Layout& layout);
 // "2x16x1"

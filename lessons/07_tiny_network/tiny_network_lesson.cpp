@@ -14,6 +14,9 @@
 #include "mlp/mlp.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_train.hpp"
+#if GPULAB_HAVE_CUDA
+#include "mlp/mlp_library.hpp"
+#endif
 
 namespace gpulab {
 
@@ -25,6 +28,7 @@ using Span = std::span<const float>;
 
 constexpr float kLearningRate = 0.5f;
 constexpr Loss kLoss = Loss::mse;  // the loss the reference numbers of PyTorch use
+constexpr int kFusedThreads = 512;
 
 struct StepInstance : Instance {
   Layout net;
@@ -171,43 +175,87 @@ class DeviceStepRun : public Run {
   typename Target::template DeviceBuffer<float> params_, x_, t_, loss_, workspace_;
 };
 
+// `make_step` gives each run its own step (a graph's holds the captured graph).
 template <typename Target>
-RunFactory device_run(const std::string& name, DeviceStep step, bool needs_workspace, int threads) {
+RunFactory device_run(const std::string& name, std::function<DeviceStep()> make_step, bool needs_workspace,
+                      int threads) {
   return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
     const std::size_t workspace = needs_workspace ? emulated::mlp::step_workspace(in.net, in.batch) : 0;
-    return std::make_unique<DeviceStepRun<Target>>(in, name, step, workspace, threads);
+    return std::make_unique<DeviceStepRun<Target>>(in, name, make_step(), workspace, threads);
   });
 }
 
-// The layer-by-layer or the fused step of one target's launchers.
+// The steps written once for the GPU and the emulator.
+enum class Kernels { layered, fused, registers };
+
 template <typename Launchers>
-DeviceStep step_of(bool fused) {
-  if (fused) {
-    return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
-              std::span<float> loss) { Launchers::fused_step(net, p, x, t, batch, kLearningRate, kLoss, loss); };
+DeviceStep step_of(Kernels kind) {
+  switch (kind) {
+    case Kernels::fused:
+      return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
+                std::span<float> loss) {
+        Launchers::fused_step(net, p, x, t, batch, kLearningRate, kLoss, loss, kFusedThreads);
+      };
+    case Kernels::registers:
+      return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
+                std::span<float> loss) {
+        Launchers::fused_registers_step(net, p, x, t, batch, kLearningRate, kLoss, loss);
+      };
+    case Kernels::layered:
+      break;
   }
-  return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
-            std::span<float> loss) { Launchers::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss); };
+  return
+      [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws, std::span<float> loss) {
+        Launchers::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss, {});
+      };
 }
 
 struct EmulatedLaunchers {
   static constexpr auto layered_step = emulated::mlp::layered_step;
   static constexpr auto fused_step = emulated::mlp::fused_step;
+  static constexpr auto fused_registers_step = emulated::mlp::fused_registers_step;
 };
 #if GPULAB_HAVE_CUDA
 struct GpuLaunchers {
   static constexpr auto layered_step = gpu::mlp::layered_step;
   static constexpr auto fused_step = gpu::mlp::fused_step;
+  static constexpr auto fused_registers_step = gpu::mlp::fused_registers_step;
 };
 #endif
 
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, bool fused, int threads) {
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Kernels kind, int threads) {
+  const bool workspace = kind == Kernels::layered;
   std::vector<std::pair<Backend, RunFactory>> backends;
 #if GPULAB_HAVE_CUDA
-  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, step_of<GpuLaunchers>(fused), !fused, threads));
+  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(
+                                          name, [kind] { return step_of<GpuLaunchers>(kind); }, workspace, threads));
 #endif
   backends.emplace_back(Backend::emulated,
-                        device_run<EmulatedTarget>(name, step_of<EmulatedLaunchers>(fused), !fused, threads));
+                        device_run<EmulatedTarget>(
+                            name, [kind] { return step_of<EmulatedLaunchers>(kind); }, workspace, threads));
+  return backends;
+}
+
+// The layer-by-layer step with cuBLAS's GEMMs and/or captured in a CUDA graph: GPU only.
+std::vector<std::pair<Backend, RunFactory>> library_backends(const std::string& name, [[maybe_unused]] bool cublas,
+                                                             [[maybe_unused]] bool graph, const std::string& library) {
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  auto make_step = [cublas, graph]() -> DeviceStep {
+    const mlp::GemmFunction gemm = cublas ? gpu::mlp::cublas_gemm : nullptr;
+    if (!graph) {
+      return [gemm](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
+                    std::span<float> loss) {
+        gpu::mlp::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss, {gemm, nullptr});
+      };
+    }
+    auto step = std::make_shared<gpu::mlp::GraphStep>(gemm);
+    return [step](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
+                  std::span<float> loss) { step->run(net, p, x, t, batch, kLearningRate, kLoss, ws, loss); };
+  };
+  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, make_step, true, 256));
+#endif
+  backends.emplace_back(Backend::emulated, not_emulated(library));
   return backends;
 }
 
@@ -290,12 +338,19 @@ std::optional<std::string> fused_applies(const Problem& p) {
          "this network and batch do not fit";
 }
 
+std::optional<std::string> registers_apply(const Problem& p) {
+  if (emulated::mlp::fused_registers_fits(layout_of(p))) return std::nullopt;
+  return "the register kernel is compiled for the 2x8x1 and 2x16x1 networks only";
+}
+
 Lesson make_lesson() {
   Lesson l;
   l.id = "07";
   l.name = "tiny_network";
   l.title = "A tiny network";
-  l.summary = "One training step of y = σ(Wx + b) layers: CPU, layer by layer on the GPU, and fused into one kernel";
+  l.summary =
+      "One training step of y = σ(Wx + b) layers: CPU, layer by layer on the GPU (own GEMMs or cuBLAS, launched one "
+      "by one or as a CUDA graph), and fused into one kernel";
   l.text_file = "docs/lessons/07-tiny-network.md";
   l.source_file = "kernels/mlp/mlp.cu";
   l.size_help = "batch size, for the 2 → 16 → 1 network";
@@ -321,12 +376,22 @@ Lesson make_lesson() {
          })}}},
       {"layered",
        "One kernel per operation: GEMMs, bias + sigmoid, loss, dW, db, deltas, update (13 launches for two layers)",
-       kernel_backends("layered", false, 256)},
+       kernel_backends("layered", Kernels::layered, 256)},
+      {"cublas", "layered, with cuBLAS's GEMMs (FP32) in place of the lesson's 16 × 16 tiled kernel",
+       library_backends("cublas", true, false, "cuBLAS")},
+      {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 13 kernels",
+       library_backends("graph", false, true, "CUDA graphs")},
+      {"cublas_graph", "cublas, captured in a CUDA graph: library GEMMs without the launch gaps",
+       library_backends("cublas_graph", true, true, "cuBLAS and CUDA graphs")},
       {"fused", "The whole step in one kernel and one block, everything in shared memory",
-       kernel_backends("fused", true, 512)},
+       kernel_backends("fused", Kernels::fused, kFusedThreads)},
+      {"fused_registers",
+       "fused, with the widths known when compiling: an example per thread, its gradient in registers, one barrier",
+       kernel_backends("fused_registers", Kernels::registers, 64)},
   };
   for (Variant& v : l.variants) v.fixed_block = true;
-  l.variants.back().applies = fused_applies;
+  l.variants[l.variants.size() - 2].applies = fused_applies;
+  l.variants.back().applies = registers_apply;
   return l;
 }
 
