@@ -9,15 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "07_tiny_network/device_steps.hpp"
+#include "07_tiny_network/training.hpp"
 #include "common/targets.hpp"
 #include "mlp/mlp.hpp"
 #include "mlp/mlp_data.hpp"
 #include "mlp/mlp_train.hpp"
 #include "support/lesson_runs.hpp"
 #include "support/mlp_batch.hpp"
-#if GPULAB_TEST_ON_GPU
-#include "mlp/mlp_library.hpp"
-#endif
 
 using namespace gpulab;
 using namespace gpulab::mlp;
@@ -27,78 +26,32 @@ using gpulab::test::relative_difference;
 
 namespace {
 #if GPULAB_TEST_ON_GPU
+constexpr Backend kBackend = Backend::gpu;
 using Target = GpuTarget;
 namespace device = gpulab::gpu::mlp;
-// Every way the lesson runs a step on the GPU.
-const std::vector<std::string> kSteps = {"layered", "fused", "fused_64",    "registers",
-                                         "cublas",  "graph", "cublas_graph"};
 #else
+constexpr Backend kBackend = Backend::emulated;
 using Target = EmulatedTarget;
 namespace device = gpulab::emulated::mlp;
-// The emulator has no cuBLAS and no graphs.
-const std::vector<std::string> kSteps = {"layered", "fused", "fused_64", "registers"};
 #endif
 using Buffer = Target::DeviceBuffer<float>;
 
-// A network's buffers on the device, and one of the lesson's steps on them ("fused_64": the fused
-// kernel with a block of 64 threads, so its loops take several trips; "registers": the fused
-// step compiled for the network's widths).
-class DeviceNet {
- public:
-  DeviceNet(const Layout& net, int batch, std::string step)
-      : net_(net),
-        step_(std::move(step)),
-        params_(net.parameters(), "params"),
-        x_(static_cast<std::size_t>(batch) * net.inputs(), "x"),
-        t_(static_cast<std::size_t>(batch) * net.outputs(), "t"),
-        workspace_(device::step_workspace(net, batch), "workspace"),
-        loss_(1, "loss") {
-#if GPULAB_TEST_ON_GPU
-    if (step_ == "graph" || step_ == "cublas_graph")
-      graph_ = std::make_unique<device::GraphStep>(step_ == "cublas_graph" ? device::cublas_gemm : nullptr);
-#endif
-  }
+// Every step the lesson runs on this backend, and "fused_64": the fused kernel with a block of
+// 64 threads, so that its loops take several trips.
+std::vector<std::string> steps() {
+  std::vector<std::string> names = device_step_names(kBackend);
+  names.push_back("fused_64");
+  return names;
+}
 
-  void set_params(std::span<const float> p) { params_.copy_from(p); }
-  void get_params(std::span<float> p) const { params_.copy_to(p); }
+StepFunction step_for(const std::string& name, const Layout& net, int batch, float lr, Loss loss) {
+  if (name == "fused_64") return make_step(net, batch, lr, loss, "fused", kBackend, 64);
+  return make_step(net, batch, lr, loss, name, kBackend);
+}
 
-  // One step on a full batch from the host (copied into the same device buffers each time, as a
-  // captured graph needs); returns the loss.
-  float step(std::span<const float> x, std::span<const float> t, int batch, float lr, Loss loss_kind) {
-    x_.copy_from(x);
-    t_.copy_from(t);
-    const auto xs = x_.span(), ts = t_.span();
-    if (step_ == "fused" || step_ == "fused_64") {
-      REQUIRE(device::fused_fits(net_, batch));
-      device::fused_step(net_, params_.span(), xs, ts, batch, lr, loss_kind, loss_.span(), step_ == "fused" ? 512 : 64);
-    } else if (step_ == "registers") {
-      REQUIRE(device::fused_registers_fits(net_));
-      device::fused_registers_step(net_, params_.span(), xs, ts, batch, lr, loss_kind, loss_.span());
-    } else if (step_ == "layered") {
-      device::layered_step(net_, params_.span(), xs, ts, batch, lr, loss_kind, workspace_.span(), loss_.span());
-#if GPULAB_TEST_ON_GPU
-    } else if (step_ == "cublas") {
-      device::layered_step(net_, params_.span(), xs, ts, batch, lr, loss_kind, workspace_.span(), loss_.span(),
-                           {device::cublas_gemm, nullptr});
-    } else if (graph_) {
-      graph_->run(net_, params_.span(), xs, ts, batch, lr, loss_kind, workspace_.span(), loss_.span());
-#endif
-    } else {
-      FAIL("no step " << step_);
-    }
-    float value = 0;
-    loss_.copy_to(std::span<float>(&value, 1));
-    return value;
-  }
-
- private:
-  Layout net_;
-  std::string step_;
-  Buffer params_, x_, t_, workspace_, loss_;
-#if GPULAB_TEST_ON_GPU
-  std::unique_ptr<device::GraphStep> graph_;
-#endif
-};
+bool fits(const std::string& name, const Layout& net, int batch) {
+  return device_step_fits(name == "fused_64" ? "fused" : name, net, batch);
+}
 
 }  // namespace
 
@@ -109,19 +62,14 @@ TEST_CASE("every step matches the CPU's", "[mlp]") {
   const Layout net = GENERATE(Layout{{2, 16, 1}}, Layout{{2, 8, 1}}, Layout{{7, 17, 33, 3}}, Layout{{1, 1}});
   const int batch = GENERATE(1, 31, 64, 200);
   const Loss loss = GENERATE(Loss::mse, Loss::bce);
-  const std::string step = GENERATE(from_range(kSteps));
+  const std::string step = GENERATE(from_range(steps()));
   CAPTURE(to_string(net), batch, loss == Loss::mse ? "mse" : "bce", step);
-  if (step == "registers" && !device::fused_registers_fits(net)) return;  // compiled for two widths only
-  if (step.starts_with("fused") && !device::fused_fits(net, batch)) return;
+  if (!fits(step, net, batch)) return;  // the fused kernels take tiny networks only
   const Batch b = random_batch(net, batch, seed, loss == Loss::bce);
   const std::vector<float> initial = initial_parameters(net, seed);
-  std::vector<float> expected = initial, host(initial.size(), std::nanf(""));
+  std::vector<float> expected = initial, host = initial;
   const float cpu_loss = cpu_step(net, expected, b.x, b.t, batch, 0.5f, loss);
-
-  DeviceNet d(net, batch, step);
-  d.set_params(initial);
-  const float got_loss = d.step(b.x, b.t, batch, 0.5f, loss);
-  d.get_params(host);
+  const float got_loss = step_for(step, net, batch, 0.5f, loss)(host, b.x, b.t, batch);
   CHECK(std::abs(got_loss - cpu_loss) <= 1e-5f * std::abs(cpu_loss) + 1e-7f);
   // Compare the updates (lr · gradient), not the parameters, which barely move in one step.
   std::vector<double> update(host.size()), expected_update(host.size());
@@ -157,14 +105,7 @@ std::vector<Epoch> train_on(const TrainingCase& c, const std::string& step) {
                    return cpu_step(c.net, p, x, t, batch, c.options.lr, c.options.loss);
                  });
   }
-  DeviceNet d(c.net, c.options.batch, step);
-  d.set_params(params);
-  return train(c.net, params, data, c.options,
-               [&](std::span<float> p, std::span<const float> x, std::span<const float> t, int batch) {
-                 const float loss = d.step(x, t, batch, c.options.lr, c.options.loss);
-                 d.get_params(p);  // train() measures the accuracy with these
-                 return loss;
-               });
+  return train(c.net, params, data, c.options, step_for(step, c.net, c.options.batch, c.options.lr, c.options.loss));
 }
 
 // The CPU's loss curve, once per case.
@@ -204,8 +145,8 @@ TEST_CASE("the CPU learns two moons and spirals to 95 %", "[mlp]") {
 
 #if GPULAB_TEST_ON_GPU
 TEST_CASE("every GPU step trains two moons and spirals with the CPU's loss curve", "[mlp]") {
-  const std::string step = GENERATE(from_range(kSteps));
-  if (step == "registers") {
+  const std::string step = GENERATE(from_range(steps()));
+  if (step == "fused_registers") {
     check_training(kMoonsSmall, step);
   } else {
     check_training(kMoons, step);
@@ -218,7 +159,7 @@ TEST_CASE("every GPU step trains two moons and spirals with the CPU's loss curve
 TEST_CASE("the emulated fused steps train two moons and spirals with the CPU's loss curve", "[mlp]") {
   check_training(kMoons, "fused_64");
   check_training(kSpirals, "fused_64");
-  check_training(kMoonsSmall, "registers");
+  check_training(kMoonsSmall, "fused_registers");
 }
 #endif
 

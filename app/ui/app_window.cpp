@@ -18,6 +18,7 @@
 #include "ui/markdown_view.hpp"
 #include "ui/plot.hpp"
 #include "ui/thread_map_view.hpp"
+#include "ui/training_view.hpp"
 
 namespace gpulab::app {
 
@@ -83,7 +84,7 @@ std::optional<std::string> AppWindow::take_png_request() {
 
 bool AppWindow::settled() const {
   // Tab bars and fonts take a few frames to lay out; a thread map being recorded is waited for.
-  if (map_future_.valid()) return false;
+  if (map_future_.valid() || !training_view_.idle()) return false;
   if (!(options_.run || options_.sweep)) return frames_after_finish_ > 10;
   return finished_ && frames_after_finish_ > 10;
 }
@@ -653,6 +654,10 @@ void AppWindow::draw_run() {
 void AppWindow::draw_visualize() {
   LessonState& s = state();
   const Lesson& l = *lesson_;
+  if (l.id == "07") {
+    training_view_.draw(gpu_usable_);
+    return;
+  }
   if (!l.thread_map) {
     ImGui::TextWrapped("Lesson %s has no picture of its own yet: its measurements are in Run.", l.id.c_str());
     return;

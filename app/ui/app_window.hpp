@@ -18,6 +18,7 @@
 #include "core/settings.hpp"
 #include "ui/fonts.hpp"
 #include "ui/plot.hpp"
+#include "ui/training_view.hpp"
 
 namespace gpulab::app {
 
@@ -113,6 +114,7 @@ class AppWindow {
   std::string open_path_, export_dir_;
   std::optional<std::string> png_request_;
   std::future<ThreadMap> map_future_;
+  TrainingView training_view_;  // lesson 07's Visualize view
   bool pending_start_ = false, started_ = false, finished_ = false;
   int frames_after_finish_ = 0;
   bool show_ladder_ = true;  // lessons with a ladder: bars at one size instead of rate against n

@@ -26,6 +26,11 @@ class BasicDeviceBuffer : public OwnedBuffer<T, Memory> {
     if (this->size() > 0) Memory::download(host.data(), this->data(), this->bytes());
   }
   // [/snippet]
+  // The first host.size() elements only (a last, smaller batch into a buffer sized for a full one).
+  void copy_prefix_from(std::span<const T> host) {
+    if (host.size() > this->size()) check_size(host.size());
+    if (!host.empty()) Memory::upload(this->data(), host.data(), host.size() * sizeof(T));
+  }
   // Sets every byte, e.g. to poison an output before a run.
   void fill_bytes(unsigned char value) {
     if (this->size() > 0) Memory::fill(this->data(), value, this->bytes());

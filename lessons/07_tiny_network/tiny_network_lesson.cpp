@@ -2,6 +2,8 @@
 // two-layer MLP with sigmoid units, on each backend, checked against a float64 step.
 #include "07_tiny_network/tiny_network_lesson.hpp"
 
+#include "07_tiny_network/device_steps.hpp"
+
 #include <cmath>
 #include <limits>
 #include <map>
@@ -14,9 +16,6 @@
 #include "mlp/mlp.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_train.hpp"
-#if GPULAB_HAVE_CUDA
-#include "mlp/mlp_library.hpp"
-#endif
 
 namespace gpulab {
 
@@ -120,8 +119,7 @@ class CpuStepRun : public Run {
 
 // One step on a device: the parameters are uploaded fresh before each step (the harness times
 // that as the copy in), the step is the timed work, parameters and loss come back.
-using DeviceStep = std::function<void(const Layout&, std::span<float> params, Span x, Span t, int batch,
-                                      std::span<float> workspace, std::span<float> loss)>;
+using mlp::DeviceStep;
 
 template <typename Target>
 class DeviceStepRun : public Run {
@@ -185,77 +183,27 @@ RunFactory device_run(const std::string& name, std::function<DeviceStep()> make_
   });
 }
 
-// The steps written once for the GPU and the emulator.
-enum class Kernels { layered, fused, registers };
-
-template <typename Launchers>
-DeviceStep step_of(Kernels kind) {
-  switch (kind) {
-    case Kernels::fused:
-      return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
-                std::span<float> loss) {
-        Launchers::fused_step(net, p, x, t, batch, kLearningRate, kLoss, loss, kFusedThreads);
-      };
-    case Kernels::registers:
-      return [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
-                std::span<float> loss) {
-        Launchers::fused_registers_step(net, p, x, t, batch, kLearningRate, kLoss, loss);
-      };
-    case Kernels::layered:
-      break;
+// A variant on the GPU (where built) and the emulator, or the GPU only where it needs `library`.
+std::vector<std::pair<Backend, RunFactory>> backends_of(const std::string& name, int threads,
+                                                        const std::string& library = "") {
+  const bool workspace = mlp::needs_workspace(name);
+  std::vector<std::pair<Backend, RunFactory>> backends;
+#if GPULAB_HAVE_CUDA
+  backends.emplace_back(
+      Backend::gpu,
+      device_run<GpuTarget>(
+          name, [name] { return mlp::device_step(Backend::gpu, name, kLearningRate, kLoss, kFusedThreads); }, workspace,
+          threads));
+#endif
+  if (!library.empty()) {
+    backends.emplace_back(Backend::emulated, not_emulated(library));
+  } else {
+    backends.emplace_back(
+        Backend::emulated,
+        device_run<EmulatedTarget>(
+            name, [name] { return mlp::device_step(Backend::emulated, name, kLearningRate, kLoss, kFusedThreads); },
+            workspace, threads));
   }
-  return
-      [](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws, std::span<float> loss) {
-        Launchers::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss, {});
-      };
-}
-
-struct EmulatedLaunchers {
-  static constexpr auto layered_step = emulated::mlp::layered_step;
-  static constexpr auto fused_step = emulated::mlp::fused_step;
-  static constexpr auto fused_registers_step = emulated::mlp::fused_registers_step;
-};
-#if GPULAB_HAVE_CUDA
-struct GpuLaunchers {
-  static constexpr auto layered_step = gpu::mlp::layered_step;
-  static constexpr auto fused_step = gpu::mlp::fused_step;
-  static constexpr auto fused_registers_step = gpu::mlp::fused_registers_step;
-};
-#endif
-
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Kernels kind, int threads) {
-  const bool workspace = kind == Kernels::layered;
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(
-                                          name, [kind] { return step_of<GpuLaunchers>(kind); }, workspace, threads));
-#endif
-  backends.emplace_back(Backend::emulated,
-                        device_run<EmulatedTarget>(
-                            name, [kind] { return step_of<EmulatedLaunchers>(kind); }, workspace, threads));
-  return backends;
-}
-
-// The layer-by-layer step with cuBLAS's GEMMs and/or captured in a CUDA graph: GPU only.
-std::vector<std::pair<Backend, RunFactory>> library_backends(const std::string& name, [[maybe_unused]] bool cublas,
-                                                             [[maybe_unused]] bool graph, const std::string& library) {
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  auto make_step = [cublas, graph]() -> DeviceStep {
-    const mlp::GemmFunction gemm = cublas ? gpu::mlp::cublas_gemm : nullptr;
-    if (!graph) {
-      return [gemm](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
-                    std::span<float> loss) {
-        gpu::mlp::layered_step(net, p, x, t, batch, kLearningRate, kLoss, ws, loss, {gemm, nullptr});
-      };
-    }
-    auto step = std::make_shared<gpu::mlp::GraphStep>(gemm);
-    return [step](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
-                  std::span<float> loss) { step->run(net, p, x, t, batch, kLearningRate, kLoss, ws, loss); };
-  };
-  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, make_step, true, 256));
-#endif
-  backends.emplace_back(Backend::emulated, not_emulated(library));
   return backends;
 }
 
@@ -376,18 +324,18 @@ Lesson make_lesson() {
          })}}},
       {"layered",
        "One kernel per operation: GEMMs, bias + sigmoid, loss, dW, db, deltas, update (13 launches for two layers)",
-       kernel_backends("layered", Kernels::layered, 256)},
+       backends_of("layered", 256)},
       {"cublas", "layered, with cuBLAS's GEMMs (FP32) in place of the lesson's 16 × 16 tiled kernel",
-       library_backends("cublas", true, false, "cuBLAS")},
+       backends_of("cublas", 256, "cuBLAS")},
       {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 13 kernels",
-       library_backends("graph", false, true, "CUDA graphs")},
+       backends_of("graph", 256, "CUDA graphs")},
       {"cublas_graph", "cublas, captured in a CUDA graph: library GEMMs without the launch gaps",
-       library_backends("cublas_graph", true, true, "cuBLAS and CUDA graphs")},
+       backends_of("cublas_graph", 256, "cuBLAS and CUDA graphs")},
       {"fused", "The whole step in one kernel and one block, everything in shared memory",
-       kernel_backends("fused", Kernels::fused, kFusedThreads)},
+       backends_of("fused", kFusedThreads)},
       {"fused_registers",
        "fused, with the widths known when compiling: an example per thread, its gradient in registers, one barrier",
-       kernel_backends("fused_registers", Kernels::registers, 64)},
+       backends_of("fused_registers", 64)},
   };
   for (Variant& v : l.variants) v.fixed_block = true;
   l.variants[l.variants.size() - 2].applies = fused_applies;

@@ -1,0 +1,147 @@
+#include "07_tiny_network/training.hpp"
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+
+#include "07_tiny_network/device_steps.hpp"
+#include "common/targets.hpp"
+
+namespace gpulab::mlp {
+
+namespace {
+
+// A device step over host data: the batch and the parameters go in, the parameters come back.
+// The buffers stay, so a graph captured on them stays valid from step to step.
+template <typename Target>
+class DeviceStepper {
+ public:
+  DeviceStepper(const Layout& net, int batch, float lr, Loss loss, const std::string& variant, int threads)
+      : net_(net),
+        step_(device_step(Target::backend, variant, lr, loss, threads)),
+        params_(net.parameters(), "params"),
+        x_(static_cast<std::size_t>(batch) * net.inputs(), "x"),
+        t_(static_cast<std::size_t>(batch) * net.outputs(), "t"),
+        workspace_(needs_workspace(variant) ? emulated::mlp::step_workspace(net, batch) : 0, "workspace"),
+        loss_(1, "loss") {}
+
+  float operator()(std::span<float> params, std::span<const float> x, std::span<const float> t, int batch) {
+    params_.copy_from(params);
+    // A last, smaller batch goes to the front of the buffers.
+    const auto xs = x_.span().first(x.size()), ts = t_.span().first(t.size());
+    x_.copy_prefix_from(x);
+    t_.copy_prefix_from(t);
+    step_(net_, params_.span(), xs, ts, batch, workspace_.span(), loss_.span());
+    params_.copy_to(params);
+    float value = 0;
+    loss_.copy_to(std::span<float>(&value, 1));
+    return value;
+  }
+
+ private:
+  Layout net_;
+  DeviceStep step_;
+  typename Target::template DeviceBuffer<float> params_, x_, t_, workspace_, loss_;
+};
+
+template <typename Target>
+StepFunction stepper(const Layout& net, int batch, float lr, Loss loss, const std::string& variant, int threads) {
+  auto s = std::make_shared<DeviceStepper<Target>>(net, batch, lr, loss, variant, threads);
+  return
+      [s](std::span<float> p, std::span<const float> x, std::span<const float> t, int b) { return (*s)(p, x, t, b); };
+}
+
+}  // namespace
+
+std::vector<std::string> training_variants(const Layout& net, int batch, Backend backend) {
+  if (backend == Backend::cpu) return {"cpu"};
+  std::vector<std::string> names;
+  for (const std::string& name : device_step_names(backend)) {
+    if (device_step_fits(name, net, batch)) names.push_back(name);
+  }
+  return names;
+}
+
+StepFunction make_step(const Layout& net, int batch, float lr, Loss loss, const std::string& variant,
+                       Backend backend, int fused_threads) {
+  check_layout(net);
+  if (batch < 1) throw std::invalid_argument("training: the batch must be at least 1");
+  if (backend == Backend::cpu) {
+    if (variant != "cpu") throw std::invalid_argument("training: the CPU runs the \"cpu\" variant only");
+    return [=](std::span<float> p, std::span<const float> x, std::span<const float> t, int b) {
+      return cpu_step(net, p, x, t, b, lr, loss);
+    };
+  }
+  if (!device_step_fits(variant, net, batch)) {
+    throw std::invalid_argument("training: " + variant + " cannot run " + to_string(net) + " with a batch of " +
+                                std::to_string(batch));
+  }
+#if GPULAB_HAVE_CUDA
+  if (backend == Backend::gpu) return stepper<GpuTarget>(net, batch, lr, loss, variant, fused_threads);
+#endif
+  if (backend == Backend::emulated) return stepper<EmulatedTarget>(net, batch, lr, loss, variant, fused_threads);
+  throw std::invalid_argument("training: this build has no GPU backend");
+}
+
+Boundary decision_boundary(const Layout& net, std::span<const float> params, int size, float lo, float hi) {
+  Boundary b{size, lo, hi, {}};
+  std::vector<float> points(static_cast<std::size_t>(size) * size * 2);
+  for (int r = 0; r < size; ++r) {
+    for (int c = 0; c < size; ++c) {
+      const std::size_t i = (static_cast<std::size_t>(r) * size + c) * 2;
+      points[i] = lo + (hi - lo) * (static_cast<float>(c) + 0.5f) / static_cast<float>(size);
+      points[i + 1] = hi - (hi - lo) * (static_cast<float>(r) + 0.5f) / static_cast<float>(size);
+    }
+  }
+  b.outputs = cpu_predict(net, params, points, size * size);
+  return b;
+}
+
+LiveTraining::LiveTraining(TrainingSetup setup)
+    : setup_(std::move(setup)), data_(make_dataset(setup_.dataset, setup_.points, setup_.data_seed)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+LiveTraining::~LiveTraining() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+LiveTraining::Snapshot LiveTraining::snapshot() const {
+  const std::lock_guard lock(mutex_);
+  return latest_;
+}
+
+void LiveTraining::run() {
+  constexpr float kExtent = 1.6f;  // the datasets lie in about [-1, 1]²; the picture shows a margin
+  try {
+    std::vector<float> params = initial_parameters(setup_.net, setup_.weight_seed);
+    const StepFunction step = make_step(setup_.net, setup_.options.batch, setup_.options.lr, setup_.options.loss,
+                                        setup_.variant, setup_.backend);
+    {
+      const std::lock_guard lock(mutex_);
+      latest_.boundary = decision_boundary(setup_.net, params, setup_.grid, -kExtent, kExtent);
+    }
+    TrainOptions one = setup_.options;
+    one.epochs = 1;
+    double seconds = 0;
+    for (int e = 1; e <= setup_.options.epochs && !stop_; ++e) {
+      const auto start = std::chrono::steady_clock::now();
+      Epoch epoch = train(setup_.net, params, data_, one, step).front();
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      epoch.epoch = e;
+      Boundary boundary = decision_boundary(setup_.net, params, setup_.grid, -kExtent, kExtent);
+      const std::lock_guard lock(mutex_);
+      latest_.curve.push_back(epoch);
+      latest_.boundary = std::move(boundary);
+      latest_.seconds = seconds;
+    }
+  } catch (const std::exception& e) {
+    const std::lock_guard lock(mutex_);
+    latest_.error = e.what();
+  }
+  const std::lock_guard lock(mutex_);
+  latest_.finished = true;
+}
+
+}  // namespace gpulab::mlp
