@@ -15,6 +15,7 @@ shot learn-lesson01 --lesson 01 --view learn
 shot code-lesson03 --lesson 03 --view code
 shot visualize-lesson02 --lesson 02 --view visualize
 shot visualize-lesson03 --lesson 03 --view visualize
+shot visualize-lesson07 --lesson 07 --view visualize
 shot run-lesson05 --lesson 05 --run --n 256 --backend cpu --backend emulated
 shot run-lesson06 --lesson 06 --run --n 32 --backend cpu --backend emulated
 shot device --lesson 04 --view device

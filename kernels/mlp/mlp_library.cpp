@@ -34,6 +34,7 @@ void GraphStep::capture(const Key& key, const Layout& net, std::span<float> para
                         std::span<float> loss) {
   release();
   if (stream_ == nullptr) GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  // [snippet:graph_capture]
   // Nothing runs while capturing: each launch on stream_ becomes a node of the graph.
   GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   struct Graph {  // destroyed however capture() ends; the instantiated copy lives on in exec_
@@ -50,6 +51,7 @@ void GraphStep::capture(const Key& key, const Layout& net, std::span<float> para
   }
   GPULAB_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph.handle));
   GPULAB_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph.handle, 0));
+  // [/snippet]
   key_ = key;
 }
 
