@@ -425,9 +425,11 @@ __global__ void __launch_bounds__(kRegisterThreads)
   const float scale = 1.0f / static_cast<float>(batch * Out);
   float grad[kParams + 1] = {};  // the last one: the loss
   for (int e = tid; e < batch; e += kRegisterThreads) {
-    float a0[In], a1[Hidden], delta[Out];
+    float a0[In], a1[Hidden], delta[Out], target[Out];
 #pragma unroll
     for (int k = 0; k < In; ++k) a0[k] = x[e * In + k];
+#pragma unroll
+    for (int o = 0; o < Out; ++o) target[o] = t[e * Out + o];  // loaded now, while the forward pass runs
 #pragma unroll
     for (int j = 0; j < Hidden; ++j) {  // forward: hidden layer
       float z = 0.0f;
@@ -440,7 +442,7 @@ __global__ void __launch_bounds__(kRegisterThreads)
       float z = 0.0f;
 #pragma unroll
       for (int j = 0; j < Hidden; ++j) z += params[kW2 + o * Hidden + j] * a1[j];
-      const float y = __frcp_rn(1.0f + expf(-(z + params[kB2 + o]))), ti = t[e * Out + o];
+      const float y = __frcp_rn(1.0f + expf(-(z + params[kB2 + o]))), ti = target[o];
       if (bce) {
         grad[kParams] += -(ti * logf(fmaxf(y, 1e-7f)) + (1.0f - ti) * logf(fmaxf(1.0f - y, 1e-7f))) * scale;
         delta[o] = (y - ti) * scale;
@@ -467,8 +469,10 @@ __global__ void __launch_bounds__(kRegisterThreads)
   for (int i = 0; i <= kParams; ++i) partial[i][tid] = grad[i];
   __syncthreads();  // every thread has read the old parameters and left its gradient
   for (int i = tid; i <= kParams; i += kRegisterThreads) {
-    float sum = 0.0f;  // in the threads' order: with one example each, the batch's order
-    for (int r = 0; r < kRegisterThreads; ++r) sum += partial[i][r];
+    float sums[4] = {};  // four chains of additions instead of one long one
+#pragma unroll
+    for (int r = 0; r < kRegisterThreads; ++r) sums[r % 4] += partial[i][r];
+    const float sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
     if (i < kParams) {
       params[i] -= lr * sum;
     } else {
