@@ -37,6 +37,10 @@ conv_shapes=2x3x17x19:5:3x3,1x2x70x40:9:3x3,1x1x67x33:3:5x5:2,2x4x23x21:3:5x5:2:
 conv_all=all,debug_fixed  # the planted bugs fail their checks by design: run below, one by one
 memcheck "$bin/lesson06_conv" --shape "$conv_shapes" --reps 1 --warmup 0 --backend gpu --variant "$conv_all" \
   --json "$out/memcheck-lesson06.json"
+# Lesson 07: every step at awkward networks and batches.
+mlp_shapes=2x16x1:64,2x8x1:200,7x17x3:31,1x1x1:5,784x128x10:128
+memcheck "$bin/lesson07_tiny_network" --shape "$mlp_shapes" --reps 1 --warmup 0 --backend gpu \
+  --json "$out/memcheck-lesson07.json"
 for exe in "$bin"/lesson0[1-5]*; do
   memcheck "$exe" --n 1000 --reps 2 --warmup 1
   # Larger sizes include launches refused on purpose (one block of n > 1024 threads).
@@ -52,6 +56,8 @@ for n in 127 257; do
 done
 compute-sanitizer --tool racecheck --error-exitcode 99 "$bin/lesson06_conv" --shape "$conv_shapes" --backend gpu \
   --variant all,debug_fixed --reps 1 --warmup 0 >> "$out/racecheck.log" 2>&1 || status=1
+compute-sanitizer --tool racecheck --error-exitcode 99 "$bin/lesson07_tiny_network" --shape "$mlp_shapes" \
+  --backend gpu --variant fused,fused_registers --reps 1 --warmup 0 >> "$out/racecheck.log" 2>&1 || status=1
 grep -E "RACECHECK SUMMARY|ERROR SUMMARY" "$out/racecheck.log" | sort | uniq -c
 # The planted bugs, one by one: what the sanitizers say about each (the missing barrier is a race).
 : > "$out/sanitizer-bugs.log"
@@ -89,6 +95,17 @@ for shape in 32x3x32x32:16:3x3 64x64x56x56:64:3x3 1x1x1024x1024:1:31x31; do
 done
 "$bin/lesson06_conv" --sweep --backend gpu,cpu --variant cpu_im2col,tiled,implicit_gemm,winograd,cudnn --reps 5 \
   --json "$out/lesson06-sweep.json" > "$out/lesson06-sweep.txt" 2>&1 || status=1
+# Lesson 07: the networks of the PyTorch comparison, then PyTorch itself where it is installed.
+for shape in 2x16x1:64 784x128x10:128 784x1024x10:4096; do
+  reps=300; [[ $shape == 784x1024x10:4096 ]] && reps=20
+  "$bin/lesson07_tiny_network" --shape $shape --backend gpu,cpu --reps $reps --json "$out/lesson07-${shape%%:*}.json" \
+    > "$out/lesson07-${shape%%:*}.txt" 2>&1 || status=1
+done
+python="${PYTORCH_PYTHON:-python3}"  # e.g. /opt/torch/.venv/bin/python on the device machine
+if "$python" -c "import torch" 2> /dev/null; then
+  "$python" "$(dirname "${BASH_SOURCE[0]}")/../docs/pytorch/tiny_network.py" --reps 200 --json "$out/pytorch-tiny_network.json" \
+    > "$out/pytorch-tiny_network.txt" 2>&1 || status=1
+fi
 if [[ "${GPU_CHECK_SWEEP:-1}" == 1 ]]; then
   "$bin/lesson01_vector_add" --sweep --json "$out/lesson01-sweep.json" > "$out/lesson01-sweep.txt" 2>&1 || status=1
 fi

@@ -62,8 +62,8 @@ std::vector<std::string> training_variants(const Layout& net, int batch, Backend
   return names;
 }
 
-StepFunction make_step(const Layout& net, int batch, float lr, Loss loss, const std::string& variant,
-                       Backend backend, int fused_threads) {
+StepFunction make_step(const Layout& net, int batch, float lr, Loss loss, const std::string& variant, Backend backend,
+                       int fused_threads) {
   check_layout(net);
   if (batch < 1) throw std::invalid_argument("training: the batch must be at least 1");
   if (backend == Backend::cpu) {

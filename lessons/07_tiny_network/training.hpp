@@ -26,8 +26,8 @@ std::vector<std::string> training_variants(const Layout& net, int batch, Backend
 // device, runs, and copies the parameters back. Throws std::invalid_argument for a variant that
 // cannot run there, and what the GPU or the emulator throws for a failed launch.
 // `fused_threads`: the fused kernel's block (the emulator runs smaller blocks faster).
-StepFunction make_step(const Layout& net, int batch, float lr, Loss loss, const std::string& variant,
-                       Backend backend, int fused_threads = 512);
+StepFunction make_step(const Layout& net, int batch, float lr, Loss loss, const std::string& variant, Backend backend,
+                       int fused_threads = 512);
 
 // The network's output over a size × size grid of the square [lo, hi]², row by row from the top
 // (y = hi) down, x from left to right: the picture of what it has learnt.
