@@ -214,3 +214,26 @@ TEST_CASE("lesson 06 runs a layer by its shape and refuses shapes it cannot take
   CHECK(no_shape.exit_code == 2);
   CHECK_THAT(no_shape.output, Contains("takes no --shape"));
 }
+
+TEST_CASE("lesson 07 trains on a dataset and draws the boundary in text; bad requests exit 2", "[cli]") {
+  const std::string lesson07 = executable("lesson07_tiny_network");
+  const auto ok = run_command(lesson07 + " --train moons --backend cpu");
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.output, Contains("2x16x16x1 on moons") && Contains("250 epochs") && Contains("100.0 %") &&
+                            Contains("Decision boundary") && Contains("#") && Contains("O") && Contains("x"));
+  const auto emulated = run_command(lesson07 + " --train xor --epochs 3 --backend emulated --variant layered");
+  CHECK(emulated.exit_code == 0);
+  CHECK_THAT(emulated.output, Contains("layered on the emulated backend"));
+  for (const char* bad :
+       {" --train nonsense --backend cpu", " --train moons --epochs 0 --backend cpu", " --epochs 5",
+        " --train moons --backend cpu --variant fused", " --train moons --backend emulated --variant cublas"}) {
+    CAPTURE(bad);
+    const auto r = run_command(lesson07 + bad);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Contains("error"));
+  }
+  const auto other = run_command(executable("lesson01_vector_add") + " --train moons");
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.output, Contains("lesson 07 does"));
+}

@@ -3,6 +3,7 @@
 #include "07_tiny_network/tiny_network_lesson.hpp"
 
 #include "07_tiny_network/device_steps.hpp"
+#include "07_tiny_network/training.hpp"
 
 #include <cmath>
 #include <limits>
@@ -340,6 +341,7 @@ Lesson make_lesson() {
   for (Variant& v : l.variants) v.fixed_block = true;
   l.variants[l.variants.size() - 2].applies = fused_applies;
   l.variants.back().applies = registers_apply;
+  l.train = mlp::training_report;
   return l;
 }
 

@@ -38,6 +38,18 @@ struct Boundary {
 };
 Boundary decision_boundary(const Layout& net, std::span<const float> params, int size, float lo, float hi);
 
+// The network and settings each dataset trains well with (the tests' and --train's).
+struct TrainingPreset {
+  Layout net;
+  TrainOptions options;
+};
+TrainingPreset preset_for(Dataset dataset);
+
+// --train: trains with `variant` ("" the fastest that fits) on `backend` for `epochs` (0: the
+// preset's) and returns the report: loss and accuracy at ten points, the time, and the decision
+// boundary drawn in text with the data. Throws std::invalid_argument for a bad request.
+std::string training_report(const std::string& dataset, const std::string& variant, Backend backend, int epochs);
+
 struct TrainingSetup {
   Dataset dataset = Dataset::moons;
   Layout net{{2, 16, 16, 1}};

@@ -39,6 +39,8 @@ struct Options {
   std::optional<int> block;
   std::vector<int> blocks;
   bool thread_map = false;
+  std::string train;
+  std::optional<int> epochs;
   std::vector<std::string> variants{"all"};
   std::vector<std::string> backends{"all"};
   std::optional<int> reps;
@@ -198,11 +200,33 @@ int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_
   return kExitOk;
 }
 
+// A training run (lesson 07): on the one backend asked for, else the GPU where there is one, else
+// the CPU; the variant asked for, else the fastest that fits.
+int print_training(const Lesson& lesson, const Options& o) {
+  if (!lesson.train) throw UsageError(fmt::format("lesson {} does not train anything (lesson 07 does)", lesson.id));
+  if (o.epochs && (*o.epochs < 1 || *o.epochs > 100000))
+    throw UsageError(fmt::format("--epochs must be between 1 and 100000; got {}", *o.epochs));
+  const std::vector<Backend> backends = resolve_backends(o);
+  Backend backend = backends.size() == 1 ? backends.front() : Backend::cpu;
+  if (backends.size() != 1 && GPULAB_HAVE_CUDA && device_info().available) backend = Backend::gpu;
+  if (backend == Backend::gpu && !device_info().available)
+    throw UsageError("no GPU to train on (" + device_info().reason + "); --backend emulated or cpu");
+  if (o.variants.size() > 1) throw UsageError("--train takes one --variant");
+  const std::string variant = o.variants.front() == "all" ? "" : o.variants.front();
+  try {
+    fmt::print("{}", lesson.train(o.train, variant, backend, o.epochs.value_or(0)));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return kExitOk;
+}
+
 int run(const Lesson& lesson, const Options& o, int argc, const char* const* argv) {
   if (o.list) {
     print_list(lesson);
     return kExitOk;
   }
+  if (!o.train.empty()) return print_training(lesson, o);
   Selection selection;
   selection.problems = resolve_shapes(lesson, o);
   if (selection.problems.empty()) selection.sizes = resolve_sizes(lesson, o);
@@ -335,6 +359,10 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
       ->excludes("--block");
   app.add_flag("--thread-map", o.thread_map,
                "Print which block, thread and warp handle each element of a small launch (n <= 4096; lesson 02)");
+  auto* train = app.add_option("--train", o.train,
+                               "Train on a dataset (xor, moons, circles, spirals) and print the loss, accuracy "
+                               "and decision boundary (lesson 07)");
+  app.add_option("--epochs", o.epochs, "Epochs for --train (default: the dataset's)")->needs(train);
   app.add_option("--variant", o.variants, "Variant name(s), comma-separated, or all (default)")->delimiter(',');
   app.add_option("--backend", o.backends, "cpu, gpu, emulated, all (default), or a comma-separated list")
       ->delimiter(',');

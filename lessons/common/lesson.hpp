@@ -133,6 +133,11 @@ struct Lesson {
   // `variant` picks the mapping where the lesson has several ("": its first).
   std::function<ThreadMap(std::int64_t n, int block, Backend backend, const std::string& variant)> thread_map = {};
   std::int64_t thread_map_max_n = 0;  // the largest n a thread map is drawn for
+  // Optional: a training run from the command line (--train DATASET, lesson 07): the text to
+  // print. `variant` "" picks the fastest that fits; `epochs` 0 the dataset's default. Throws
+  // std::invalid_argument for a request it cannot run.
+  std::function<std::string(const std::string& dataset, const std::string& variant, Backend backend, int epochs)>
+      train = {};
   std::vector<Variant> variants;
 };
 
