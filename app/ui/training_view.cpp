@@ -85,7 +85,7 @@ void draw_curve(const char* id, const std::string& title, const std::vector<doub
 
 }  // namespace
 
-bool TrainingView::idle() const { return !run_ || run_->snapshot().finished; }
+bool TrainingView::idle() const { return !run_ || run_->finished(); }
 
 void TrainingView::start(bool gpu_usable) {
   mlp::TrainingSetup setup;

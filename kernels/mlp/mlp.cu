@@ -92,11 +92,6 @@ __global__ void sgd_kernel(float* params, const float* grads, float lr, int coun
   if (i < count) params[i] -= lr * grads[i];
 }
 
-__global__ void copy_kernel(const float* from, float* to, int count) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < count) to[i] = from[i];
-}
-
 __global__ void zero_kernel(float* p, int count) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < count) p[i] = 0.0f;
@@ -215,19 +210,6 @@ void layered_step(const Layout& net, std::span<float> params, std::span<const fl
   GPULAB_LAUNCH(sgd_kernel, elementwise(count, options), params.data(), s.grads, lr, count);
 }
 // [/snippet]
-
-void predict(const Layout& net, std::span<const float> params, std::span<const float> x, int count,
-             std::span<float> out, std::span<float> workspace) {
-  check(net, params, x, count);
-  if (out.size() < static_cast<std::size_t>(count) * static_cast<std::size_t>(net.outputs())) {
-    throw std::invalid_argument("mlp: out must hold count × outputs floats");
-  }
-  if (count == 0) return;
-  const Scratch s = scratch_of(net, count, workspace);
-  const float* y = forward(net, params.data(), x.data(), count, s, {});
-  const int outputs = count * net.outputs();
-  GPULAB_LAUNCH(copy_kernel, elementwise(outputs), y, out.data(), outputs);
-}
 
 // ---------------------------------------------------------------- the fused step
 

@@ -24,8 +24,9 @@ void GraphStep::release() {
 
 void GraphStep::run(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
                     int batch, float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss) {
-  const Key key{net.sizes, {params.data(), x.data(), t.data(), workspace.data(), loss.data()}, batch, lr, loss_kind};
-  if (exec_ == nullptr || !(key == key_)) capture(key, net, params, x, t, batch, lr, loss_kind, workspace, loss);
+  const Key key{{params.data(), x.data(), t.data(), workspace.data(), loss.data()}, batch, lr, loss_kind};
+  if (exec_ == nullptr || !(key == key_) || net.sizes != sizes_)
+    capture(key, net, params, x, t, batch, lr, loss_kind, workspace, loss);
   GPULAB_CUDA_CHECK(cudaGraphLaunch(exec_, nullptr));
 }
 
@@ -53,6 +54,7 @@ void GraphStep::capture(const Key& key, const Layout& net, std::span<float> para
   GPULAB_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph.handle, 0));
   // [/snippet]
   key_ = key;
+  sizes_ = net.sizes;
 }
 
 }  // namespace gpulab::gpu::mlp

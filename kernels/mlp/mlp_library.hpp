@@ -30,8 +30,9 @@ class GraphStep {
            float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss);
 
  private:
+  // What a captured graph depends on besides the widths (kept apart in sizes_, so checking a
+  // step against the graph allocates nothing).
   struct Key {
-    std::vector<int> sizes;
     const void* pointers[5];
     int batch;
     float lr;
@@ -47,6 +48,7 @@ class GraphStep {
   cudaStream_t stream_ = nullptr;  // the capture's stream (the legacy default stream cannot be captured)
   cudaGraphExec_t exec_ = nullptr;
   Key key_{};
+  std::vector<int> sizes_;
 };
 
 }  // namespace gpulab::gpu::mlp

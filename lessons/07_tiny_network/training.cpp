@@ -144,6 +144,7 @@ void LiveTraining::run() {
   }
   const std::lock_guard lock(mutex_);
   latest_.finished = true;
+  finished_ = true;
 }
 
 // Fixed seeds (data 42, weights 7) reach 95 % training accuracy on the CPU at epoch 160 (two

@@ -79,6 +79,7 @@ class LiveTraining {
   LiveTraining& operator=(const LiveTraining&) = delete;
 
   void stop() { stop_ = true; }
+  bool finished() const { return finished_; }  // without copying a snapshot
   Snapshot snapshot() const;
   const Data& data() const { return data_; }
   const TrainingSetup& setup() const { return setup_; }
@@ -90,7 +91,7 @@ class LiveTraining {
   Data data_;
   mutable std::mutex mutex_;
   Snapshot latest_;
-  std::atomic<bool> stop_{false};
+  std::atomic<bool> stop_{false}, finished_{false};
   std::thread thread_;
 };
 
