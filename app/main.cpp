@@ -44,7 +44,7 @@ int main(int argc, char** argv) try {
   cli.add_option("--lesson", o.app.lesson, "Lesson to open (01, 02, ...); default: the last one")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cli.add_option("--view", o.app.view, "View to open")
-      ->check(CLI::IsMember({"learn", "code", "run", "visualize", "device"}))
+      ->check(CLI::IsMember({"learn", "code", "run", "visualize", "exercise", "device"}))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cli.add_flag("--run", o.app.run, "Start a run of the default size at once");
   cli.add_flag("--sweep", o.app.sweep, "Start a sweep over sizes at once");
@@ -53,6 +53,8 @@ int main(int argc, char** argv) try {
       ->check(CLI::IsMember({"cpu", "gpu", "emulated"}));
   cli.add_option("--n", o.app.n, "Size of a run")->check(CLI::NonNegativeNumber);
   cli.add_option("--sweep-max", o.app.sweep_max, "Largest size of a sweep")->check(CLI::PositiveNumber);
+  cli.add_flag("--grade", o.app.grade, "Grade the lesson's exercise at once (the Exercise view's button)");
+  cli.add_option("--hints", o.app.hints, "Show this many of the exercise's hints at first")->check(CLI::Range(0, 9));
   cli.add_option("--open", o.app.open_results, "Results JSON file(s) to overlay")->check(CLI::ExistingFile);
   cli.add_option("--screenshot", o.screenshot,
                  "Render, wait for --run/--sweep to finish, save the window as this PNG and exit");

@@ -82,7 +82,7 @@ TEST_CASE("the app exports a run as CSV, JSON and PNG", "[app][xvfb]") {
 }
 
 TEST_CASE("every view of every lesson renders", "[app][xvfb]") {
-  for (const char* view : {"learn", "code", "visualize", "device"}) {
+  for (const char* view : {"learn", "code", "visualize", "exercise", "device"}) {
     for (const char* lesson : {"02", "03"}) {
       const std::string png = (std::filesystem::temp_directory_path() / "gpulab-view.png").string();
       const auto r =
@@ -116,4 +116,12 @@ TEST_CASE("the app refuses bad flags with exit code 2", "[app]") {
     INFO(args << ": " << r.output);
     CHECK(r.exit_code == 2);
   }
+}
+
+TEST_CASE("the Exercise view grades the learner's kernel and shows the grade", "[app][xvfb]") {
+  const std::string png = (std::filesystem::temp_directory_path() / "gpulab-grade.png").string();
+  const auto r = run_command(xvfb("--screenshot " + png + " --lesson 01 --grade --hints 2 --backend emulated"), 300);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(inspect(png).colours > 20);
 }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/results_reader.hpp"
+#include "core/grade_job.hpp"
 #include "core/log_axis.hpp"
 #include "core/markdown.hpp"
 #include "core/runner.hpp"
@@ -362,4 +363,44 @@ TEST_CASE("settings round-trip, and a corrupt file gives the defaults and a mess
   CHECK(corrupt.settings.lesson == "01");
   CHECK(parse_settings(R"({"text_scale": 40})").settings.text_scale == 1.0f);  // out of range: ignored
   CHECK(load_settings("/nonexistent/settings.json").problem.empty());          // the first start
+}
+
+TEST_CASE("an exercise's hints are numbered until the next heading of their level", "[app]") {
+  const auto blocks = app::parse_markdown(
+      "## Exercise\n\nText.\n\n### Hint 1\n\nA nudge.\n\n### Hint 2\n\nMore.\n\n```\ncode\n```\n\n## After\n\nNo "
+      "hint.\n");
+  const std::vector<int> numbers = app::hint_numbers(blocks);
+  REQUIRE(numbers.size() == blocks.size());
+  CHECK(numbers == std::vector<int>{0, 0, 1, 1, 2, 2, 2, 0, 0});
+  const auto section = app::exercise_section(blocks);
+  REQUIRE(section.size() == 7);
+  CHECK(section.front().runs.front().text == "Exercise");
+  CHECK(app::exercise_section(app::parse_markdown("# Title\n\nNo exercise.\n")).empty());
+}
+
+TEST_CASE("every lesson with an exercise has hints in its text, numbered from 1", "[app]") {
+  for (const auto& exercise : grading::all_exercises()) {
+    const Lesson* lesson = find_lesson(exercise.lesson);
+    REQUIRE(lesson != nullptr);
+    CAPTURE(exercise.name);
+    const auto numbers =
+        app::hint_numbers(app::load_markdown(std::string(GPULAB_SOURCE_DIR) + "/" + lesson->text_file));
+    CHECK(std::count(numbers.begin(), numbers.end(), 1) > 0);
+    CHECK(std::count(numbers.begin(), numbers.end(), 3) > 0);
+    CHECK(std::filesystem::exists(std::string(GPULAB_SOURCE_DIR) + "/" + exercise.file));
+  }
+}
+
+TEST_CASE("the Grade button's job grades on its own thread and hands over every size", "[app]") {
+  app::GradeJob job;
+  job.start(*grading::find_exercise("01"), Backend::emulated);
+  for (int i = 0; i < 600 && job.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE_FALSE(job.busy());
+  const auto grade = job.result();
+  REQUIRE(grade);
+  CHECK(grade->exercise == "01_vector_add");
+  CHECK(grade->cases.size() == job.progress().size());
+  CHECK(grade->cases.size() >= 6);
+  // Whether it passed depends on the learner's file; either way each size says so.
+  for (const auto& c : grade->cases) CHECK(c.passed == c.message.empty());
 }

@@ -3,6 +3,7 @@
 
 #include <md4c.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -207,6 +208,41 @@ std::vector<MarkdownBlock> load_markdown(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_markdown(text.str());
+}
+
+std::vector<int> hint_numbers(const std::vector<MarkdownBlock>& blocks) {
+  std::vector<int> numbers(blocks.size(), 0);
+  int current = 0, level = 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const MarkdownBlock& b = blocks[i];
+    if (b.kind == MarkdownBlock::Kind::heading) {
+      std::string text;
+      for (const TextRun& run : b.runs) text += run.text;
+      int number = 0;
+      if (text.starts_with("Hint ") && std::sscanf(text.c_str() + 5, "%d", &number) == 1 && number > 0) {
+        current = number;
+        level = b.level;
+      } else if (current > 0 && b.level <= level) {
+        current = 0;
+      }
+    }
+    numbers[i] = current;
+  }
+  return numbers;
+}
+
+std::vector<MarkdownBlock> exercise_section(const std::vector<MarkdownBlock>& blocks) {
+  std::vector<MarkdownBlock> section;
+  bool inside = false;
+  for (const MarkdownBlock& b : blocks) {
+    if (b.kind == MarkdownBlock::Kind::heading && b.level <= 2) {
+      std::string text;
+      for (const TextRun& run : b.runs) text += run.text;
+      inside = text.starts_with("Exercise");
+    }
+    if (inside) section.push_back(b);
+  }
+  return section;
 }
 
 }  // namespace gpulab::app

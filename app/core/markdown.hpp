@@ -25,6 +25,15 @@ struct MarkdownBlock {
 // Never throws: text md4c cannot parse comes back as one paragraph holding it.
 std::vector<MarkdownBlock> parse_markdown(std::string_view text);
 
+// The lesson texts give an exercise's hints under headings "Hint 1", "Hint 2", ...: for each block,
+// the number of the hint it belongs to (the heading and what follows it up to the next heading of
+// the same or a higher level), or 0. The app shows them one at a time.
+std::vector<int> hint_numbers(const std::vector<MarkdownBlock>& blocks);
+
+// The lesson text's exercise: from its level-2 heading "Exercise…" to the next level-2 heading
+// (empty when there is none).
+std::vector<MarkdownBlock> exercise_section(const std::vector<MarkdownBlock>& blocks);
+
 // Reads a file and parses it; a missing file gives one paragraph saying so.
 std::vector<MarkdownBlock> load_markdown(const std::string& path);
 

@@ -24,8 +24,8 @@ namespace gpulab::app {
 
 namespace {
 
-const char* const kViews[] = {"learn", "code", "run", "visualize", "device"};
-const char* const kViewTitles[] = {"Learn", "Code", "Run", "Visualize", "Device"};
+const char* const kViews[] = {"learn", "code", "run", "visualize", "exercise", "device"};
+const char* const kViewTitles[] = {"Learn", "Code", "Run", "Visualize", "Exercise", "Device"};
 
 std::string read_text(const std::string& path, std::string& error) {
   std::ifstream in(path, std::ios::binary);
@@ -59,6 +59,7 @@ AppWindow::AppWindow(AppOptions options, Fonts fonts, LoadedSettings loaded)
   gpu_note_ = device.available ? "" : device.reason;
   if (gpu_usable_) peaks_ = std::async(std::launch::async, [] { return measured_peaks(); }).share();
   if (options_.view.empty() && (options_.run || options_.sweep)) options_.view = "run";
+  if (options_.view.empty() && options_.grade) options_.view = "exercise";
   if (options_.view.empty()) options_.view = settings_.view;  // forced on the first frame only
   settings_.view = options_.view;
   const std::string wanted = options_.lesson.empty() ? settings_.lesson : options_.lesson;
@@ -72,6 +73,11 @@ AppWindow::AppWindow(AppOptions options, Fonts fonts, LoadedSettings loaded)
   for (const auto& path : options_.open_results) open_results_file(path);
   pending_start_ = options_.run || options_.sweep;
   export_dir_ = options_.export_dir;
+  if (options_.grade) {
+    if (const grading::Exercise* e = grading::find_exercise(lesson_->id)) {
+      grade_job_.start(*e, gpu_usable_ ? Backend::gpu : Backend::emulated);
+    }
+  }
 }
 
 Settings AppWindow::settings() const { return settings_; }
@@ -84,7 +90,7 @@ std::optional<std::string> AppWindow::take_png_request() {
 
 bool AppWindow::settled() const {
   // Tab bars and fonts take a few frames to lay out; a thread map being recorded is waited for.
-  if (map_future_.valid() || !training_view_.idle()) return false;
+  if (map_future_.valid() || !training_view_.idle() || grade_job_.busy()) return false;
   if (!(options_.run || options_.sweep)) return frames_after_finish_ > 10;
   return finished_ && frames_after_finish_ > 10;
 }
@@ -99,7 +105,9 @@ void AppWindow::load(LessonState& s) {
   const Lesson& l = *lesson_;
   s.loaded = true;
   s.n = options_.n.value_or(l.default_n);
-  for (const Variant& v : l.variants) s.variants[v.name] = !v.deliberately_wrong;  // planted bugs: when asked
+  s.hints_shown = options_.hints;
+  // Planted bugs and the learner's own kernel: when asked for.
+  for (const Variant& v : l.variants) s.variants[v.name] = !v.deliberately_wrong && !v.exercise;
   const auto& wanted = options_.backends;
   s.cpu = wanted.empty() || has(wanted, Backend::cpu);
   s.gpu = gpu_usable_ && (wanted.empty() || has(wanted, Backend::gpu));
@@ -339,6 +347,9 @@ void AppWindow::frame() {
             case 3:
               draw_visualize();
               break;
+            case 4:
+              draw_exercise();
+              break;
             default:
               draw_device();
               break;
@@ -388,8 +399,65 @@ void AppWindow::draw_sidebar() {
 
 void AppWindow::draw_learn() {
   ImGui::PushTextWrapPos(0);
-  draw_markdown(state().text, fonts_);
+  draw_markdown(state().text, fonts_, &state().hints_shown);
   ImGui::PopTextWrapPos();
+}
+
+// The lesson's exercise: what to write and where, the Grade button and its result, the text's
+// Exercise section with its hints one at a time, and the learner's file as it is now.
+void AppWindow::draw_exercise() {
+  const grading::Exercise* exercise = grading::find_exercise(lesson_->id);
+  if (exercise == nullptr) {
+    ImGui::TextDisabled("This lesson has no exercise.");
+    return;
+  }
+  LessonState& s = state();
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextWrapped("Your task: %s.", exercise->task.c_str());
+  ImGui::TextWrapped("Your file: %s. It runs as the variant \"yours\" (tick it in the Run view).",
+                     exercise->file.c_str());
+  draw_grading(*exercise);
+  draw_markdown(exercise_section(s.text), fonts_, &s.hints_shown);
+  if (ImGui::CollapsingHeader(("Your file: " + exercise->file).c_str())) {
+    if (ImGui::SmallButton("Reload")) s.exercise_source.clear();
+    if (s.exercise_source.empty()) {
+      std::string error;
+      s.exercise_source = read_text(options_.data_dir + "/" + exercise->file, error);
+      if (!error.empty()) s.exercise_source = "// " + error;
+    }
+    app::draw_code(s.exercise_source, fonts_, true);
+  }
+  ImGui::PopTextWrapPos();
+}
+
+// The Grade button (on the GPU or emulated) and the last grade: each size, the first failure.
+void AppWindow::draw_grading(const grading::Exercise& exercise) {
+  const bool busy = grade_job_.busy();
+  const bool mine = grade_job_.exercise() == exercise.name;
+  if (gpu_usable_) {
+    ImGui::Checkbox("on the GPU", &grade_on_gpu_);
+    ImGui::SameLine();
+  }
+  const Backend backend = gpu_usable_ && grade_on_gpu_ ? Backend::gpu : Backend::emulated;
+  if (busy) {
+    if (ImGui::Button("Cancel grading")) grade_job_.cancel();
+    ImGui::SameLine();
+    ImGui::TextDisabled("grading %s: %zu sizes done", exercise.name.c_str(), grade_job_.progress().size());
+  } else if (ImGui::Button(backend == Backend::gpu ? "Grade my kernel (GPU)" : "Grade my kernel (emulated)")) {
+    grade_job_.start(exercise, backend);
+    state().exercise_source.clear();  // show the file as it was graded
+  }
+  const std::optional<grading::Grade> grade = mine ? grade_job_.result() : std::nullopt;
+  if (!grade) return;
+  const ImVec4 colour = grade->passed ? ImVec4(0.4f, 0.9f, 0.4f, 1) : ImVec4(1, 0.45f, 0.4f, 1);
+  const char* verdict = grade->skipped ? "SKIPPED" : grade->passed ? "PASSED" : "NOT YET";
+  ImGui::TextColored(colour, "%s on the %s backend (seed %llu)", verdict,
+                     std::string(to_string(grade->backend)).c_str(), static_cast<unsigned long long>(grade->seed));
+  for (const grading::CaseResult& c : grade->cases) {
+    ImGui::TextColored(c.passed ? ImVec4(0.6f, 0.8f, 0.6f, 1) : ImVec4(1, 0.55f, 0.5f, 1), "  %s  %s, block %d",
+                       c.passed ? "pass" : "FAIL", c.size.c_str(), c.block);
+  }
+  if (!grade->passed) ImGui::TextWrapped("%s", grade->message.c_str());
 }
 
 void AppWindow::draw_code() {

@@ -12,6 +12,7 @@
 #include "common/lesson.hpp"
 #include "common/peaks.hpp"
 #include "common/thread_map.hpp"
+#include "core/grade_job.hpp"
 #include "core/markdown.hpp"
 #include "core/runner.hpp"
 #include "core/series.hpp"
@@ -31,6 +32,8 @@ struct AppOptions {
   std::optional<std::int64_t> sweep_max;
   std::vector<std::string> open_results;
   std::string export_dir = "gpulab-export";
+  bool grade = false;  // grade the lesson's exercise at once (the Exercise view's button)
+  int hints = 0;       // hints of the exercise shown at first
 };
 
 class AppWindow {
@@ -65,6 +68,9 @@ class AppWindow {
     std::string map_variant;
     std::optional<ThreadMap> map;
     std::string map_error;
+    // Learn and Exercise: the exercise's hints shown so far, the learner's file as last read
+    int hints_shown = 0;
+    std::string exercise_source;
     bool loaded = false;
   };
 
@@ -80,6 +86,8 @@ class AppWindow {
 
   void draw_sidebar();
   void draw_learn();
+  void draw_exercise();
+  void draw_grading(const grading::Exercise& exercise);
   void draw_code();
   void draw_run();
   void draw_parameters();
@@ -115,6 +123,8 @@ class AppWindow {
   std::optional<std::string> png_request_;
   std::future<ThreadMap> map_future_;
   TrainingView training_view_;  // lesson 07's Visualize view
+  GradeJob grade_job_;          // the Exercise view's Grade button
+  bool grade_on_gpu_ = true;
   bool pending_start_ = false, started_ = false, finished_ = false;
   int frames_after_finish_ = 0;
   bool show_ladder_ = true;  // lessons with a ladder: bars at one size instead of rate against n

@@ -77,10 +77,17 @@ void draw_code(const std::string& code, const Fonts& fonts, bool line_numbers) {
   ImGui::PopFont();
 }
 
-void draw_markdown(const std::vector<MarkdownBlock>& blocks, const Fonts& fonts) {
+void draw_markdown(const std::vector<MarkdownBlock>& blocks, const Fonts& fonts, int* hints_shown) {
   using Kind = MarkdownBlock::Kind;
   int table_id = 0;
-  for (const MarkdownBlock& block : blocks) {
+  const std::vector<int> hints = hints_shown != nullptr ? hint_numbers(blocks) : std::vector<int>(blocks.size(), 0);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const MarkdownBlock& block = blocks[i];
+    if (hints[i] > 0 && hints[i] > *hints_shown) {
+      const bool next_heading = block.kind == Kind::heading && hints[i] == *hints_shown + 1;
+      if (next_heading && ImGui::Button(("Show hint " + std::to_string(hints[i])).c_str())) ++*hints_shown;
+      continue;
+    }
     switch (block.kind) {
       case Kind::heading: {
         ImGui::Spacing();

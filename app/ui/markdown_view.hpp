@@ -8,7 +8,9 @@
 
 namespace gpulab::app {
 
-void draw_markdown(const std::vector<MarkdownBlock>& blocks, const Fonts& fonts);
+// With `hints_shown`, an exercise's hints (hint_numbers) past that many stay hidden behind a
+// "Show hint N" button for the next one; pressing it counts up.
+void draw_markdown(const std::vector<MarkdownBlock>& blocks, const Fonts& fonts, int* hints_shown = nullptr);
 
 // Source code with line numbers, monospaced.
 void draw_code(const std::string& code, const Fonts& fonts, bool line_numbers);

@@ -116,6 +116,16 @@ LaunchConfig elementwise(long count, const StepOptions& options = {}) {
   return LaunchConfig{dim3(blocks_of(count, 256)), dim3(256), 0, stream_of(options)};
 }
 
+// The layer's own kernels, or the ones StepOptions names instead (lesson 07's exercise).
+void bias_sigmoid(float* z, const float* bias, int rows, int cols, const StepOptions& options) {
+  if (options.bias_sigmoid != nullptr) return options.bias_sigmoid(z, bias, rows, cols, options.stream);
+  GPULAB_LAUNCH(bias_sigmoid_kernel, elementwise(static_cast<long>(rows) * cols, options), z, bias, rows, cols);
+}
+void column_sums(const float* delta, float* db, int rows, int cols, const StepOptions& options) {
+  if (options.column_sums != nullptr) return options.column_sums(delta, db, rows, cols, options.stream);
+  GPULAB_LAUNCH(column_sums_kernel, elementwise(cols, options), delta, db, rows, cols);
+}
+
 int widest(const Layout& net) {
   int w = 0;
   for (int s : net.sizes) w = s > w ? s : w;
@@ -162,8 +172,7 @@ const float* forward(const Layout& net, const float* params, const float* x, int
     const int in = net.sizes[static_cast<std::size_t>(l)], out = net.sizes[static_cast<std::size_t>(l) + 1];
     float* a = s.activations[static_cast<std::size_t>(l)];
     gemm<false, true>(input, params + net.weight_offset(l), a, batch, out, in, options);  // Z = A · Wᵀ
-    GPULAB_LAUNCH(bias_sigmoid_kernel, elementwise(static_cast<long>(batch) * out, options), a,
-                  params + net.bias_offset(l), batch, out);
+    bias_sigmoid(a, params + net.bias_offset(l), batch, out, options);
     input = a;
   }
   return input;
@@ -199,7 +208,7 @@ void layered_step(const Layout& net, std::span<float> params, std::span<const fl
     const int in = net.sizes[static_cast<std::size_t>(l)], out = net.sizes[static_cast<std::size_t>(l) + 1];
     const float* input = l == 0 ? x.data() : s.activations[static_cast<std::size_t>(l) - 1];
     gemm<true, false>(delta, input, s.grads + net.weight_offset(l), out, in, batch, options);  // dW = Δᵀ · A
-    GPULAB_LAUNCH(column_sums_kernel, elementwise(out, options), delta, s.grads + net.bias_offset(l), batch, out);
+    column_sums(delta, s.grads + net.bias_offset(l), batch, out, options);
     if (l == 0) break;
     gemm<false, false>(delta, params.data() + net.weight_offset(l), other, batch, in, out, options);  // Δ · W
     GPULAB_LAUNCH(sigmoid_derivative_kernel, elementwise(static_cast<long>(batch) * in, options), other, input,

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "common/array_runs.hpp"
+#include "exercises/exercises.hpp"
 #include "vector_add/vector_add.hpp"
 
 namespace gpulab {
@@ -77,6 +78,9 @@ Lesson make_lesson() {
        kernel_backends("grid_stride_float4", kTolerance,
                        binary(GPULAB_GPU_LAUNCHER(gpu::vector_add::grid_stride_float4)),
                        binary(emulated::vector_add::grid_stride_float4))},
+      exercise_variant("exercises/01_vector_add/vector_add_exercise.cu",
+                       kernel_backends("yours", kTolerance, binary(GPULAB_GPU_LAUNCHER(gpu::exercises::vector_add)),
+                                       binary(emulated::exercises::vector_add))),
   };
   return l;
 }

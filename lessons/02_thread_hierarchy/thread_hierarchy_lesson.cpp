@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/array_runs.hpp"
+#include "exercises/exercises.hpp"
 
 namespace gpulab {
 
@@ -99,6 +100,10 @@ Lesson make_lesson() {
       {"grid_stride", "A grid that fills the GPU once; each thread strides over the array",
        kernel_backends("grid_stride", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::thread_hierarchy::grid_stride)),
                        unary_fn(emulated::thread_hierarchy::grid_stride))},
+      exercise_variant(
+          "exercises/02_thread_hierarchy/thread_hierarchy_exercise.cu",
+          kernel_backends("yours", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::exercises::thread_hierarchy)),
+                          unary_fn(emulated::exercises::thread_hierarchy))),
   };
   return l;
 }

@@ -5,6 +5,7 @@
 
 #include "common/array_runs.hpp"
 #include "common/targets.hpp"
+#include "exercises/exercises.hpp"
 #include "matrix_add/matrix_add.hpp"
 
 namespace gpulab {
@@ -131,6 +132,9 @@ Lesson make_lesson() {
       {"transposed", "2-D grid turned around; consecutive threads take consecutive rows",
        kernel_backends("transposed", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::matrix_add::transposed)),
                        matrix(emulated::matrix_add::transposed))},
+      exercise_variant("exercises/03_matrix_add/matrix_add_exercise.cu",
+                       kernel_backends("yours", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::exercises::matrix_add)),
+                                       matrix(emulated::exercises::matrix_add))),
   };
   return l;
 }

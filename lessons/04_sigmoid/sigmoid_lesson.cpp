@@ -6,6 +6,7 @@
 
 #include "common/array_runs.hpp"
 #include "common/random.hpp"
+#include "exercises/exercises.hpp"
 #include "sigmoid/sigmoid.hpp"
 
 namespace gpulab {
@@ -123,6 +124,9 @@ Lesson make_lesson() {
        kernel_backends("unfused", kExact, unary(GPULAB_GPU_LAUNCHER(gpu::sigmoid::unfused)),
                        unary(emulated::sigmoid::unfused)),
        0, unfused_counts},
+      exercise_variant("exercises/04_sigmoid/sigmoid_exercise.cu",
+                       kernel_backends("yours", kExact, unary(GPULAB_GPU_LAUNCHER(gpu::exercises::sigmoid)),
+                                       unary(emulated::exercises::sigmoid))),
   };
   return l;
 }

@@ -7,6 +7,7 @@
 #include "05_matmul/matmul_check.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
+#include "exercises/exercises.hpp"
 #include "matmul/matmul.hpp"
 #if GPULAB_HAVE_CUDA
 #include "matmul/matmul_cublas.hpp"
@@ -311,7 +312,12 @@ Lesson make_lesson() {
        {},
        true},
       {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), 0, {}, true},
+      exercise_variant(
+          "exercises/05_matmul/matmul_exercise.cu",
+          fixed_kernel("yours", GPULAB_GPU_LAUNCHER(gpu::exercises::matmul), emulated::exercises::matmul,
+                       emulated::exercises::kMatmulTile * emulated::exercises::kMatmulTile, OccupancyFunction(), {})),
   };
+  l.variants.back().fixed_block = true;
   // The naive loops take seconds at n = 1024 and hours at 8192.
   l.variants.front().slow_after_n = 1024;
   return l;

@@ -10,6 +10,7 @@
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "conv/conv.hpp"
+#include "exercises/exercises.hpp"
 #include "matmul/matmul.hpp"
 #if GPULAB_HAVE_CUDA
 #include "conv/conv_library.hpp"
@@ -196,6 +197,7 @@ struct Launchers<GpuTarget> {
   static constexpr auto implicit_gemm = gpu::conv::implicit_gemm;
   static constexpr auto winograd = gpu::conv::winograd;
   static constexpr auto debug_tiled = gpu::conv::debug_tiled;
+  static constexpr auto exercise = gpu::exercises::conv;
   static constexpr auto gemm = gpu::matmul::warp_tiled;
   using Bug = gpu::conv::Bug;
 };
@@ -209,6 +211,7 @@ struct Launchers<EmulatedTarget> {
   static constexpr auto implicit_gemm = emulated::conv::implicit_gemm;
   static constexpr auto winograd = emulated::conv::winograd;
   static constexpr auto debug_tiled = emulated::conv::debug_tiled;
+  static constexpr auto exercise = emulated::exercises::conv;
   static constexpr auto gemm = emulated::matmul::warp_tiled;
   using Bug = emulated::conv::Bug;
 };
@@ -278,6 +281,15 @@ std::vector<std::pair<Backend, RunFactory>> debug_backends(const std::string& na
   };
   return kernel_backends(name, make);
 }
+
+// The debugging exercise's kernel (exercises/06_conv/), as the learner has left it.
+auto exercise_conv_variant = []<typename T>() {
+  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
+                         Launchers<T>::exercise(x, w, y, s);
+                       },
+                       fixed_threads(256),
+                       {}};
+};
 
 #if GPULAB_HAVE_CUDA
 DeviceVariant cudnn_variant(bool bias_relu) {
@@ -524,7 +536,9 @@ Lesson make_lesson() {
     bug("bug_shared_index", "Deliberately wrong: reads shared memory with the output tile's row pitch", 1),
     bug("bug_channels", "Deliberately wrong: loops over the channels but always reads channel 0", 2),
     bug("bug_barrier", "Deliberately wrong: no barrier before the next channel overwrites the tile", 3),
+    exercise_variant("exercises/06_conv/conv_debug_exercise.cu", kernel_backends("yours", exercise_conv_variant)),
   };
+  l.variants.back().fixed_block = true;
   // The direct CPU loops take seconds per 10^9 multiply-adds on a laptop.
   l.variants.front().slow_after_n = 512;
   return l;

@@ -3,6 +3,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "exercises/exercises.hpp"
+
 #if GPULAB_HAVE_CUDA
 #include "mlp/mlp_library.hpp"
 #endif
@@ -21,6 +23,8 @@ struct Launchers<Backend::emulated> {
   static constexpr auto layered_step = emulated::mlp::layered_step;
   static constexpr auto fused_step = emulated::mlp::fused_step;
   static constexpr auto fused_registers_step = emulated::mlp::fused_registers_step;
+  static constexpr StepOptions yours{nullptr, nullptr, emulated::exercises::bias_sigmoid,
+                                     emulated::exercises::column_sums};
 };
 #if GPULAB_HAVE_CUDA
 template <>
@@ -28,6 +32,7 @@ struct Launchers<Backend::gpu> {
   static constexpr auto layered_step = gpu::mlp::layered_step;
   static constexpr auto fused_step = gpu::mlp::fused_step;
   static constexpr auto fused_registers_step = gpu::mlp::fused_registers_step;
+  static constexpr StepOptions yours{nullptr, nullptr, gpu::exercises::bias_sigmoid, gpu::exercises::column_sums};
 };
 #endif
 
@@ -42,8 +47,10 @@ DeviceStep kernel_step(const std::string& variant, float lr, Loss loss, int thre
     return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
                std::span<float> out) { L::fused_registers_step(net, p, x, t, batch, lr, loss, out); };
   }
+  // `yours`: layered, with the exercise's bias + sigmoid and column sums (exercises/07_tiny_network/).
+  const StepOptions options = variant == "yours" ? L::yours : StepOptions{};
   return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
-             std::span<float> out) { L::layered_step(net, p, x, t, batch, lr, loss, ws, out, {}); };
+             std::span<float> out) { L::layered_step(net, p, x, t, batch, lr, loss, ws, out, options); };
 }
 
 #if GPULAB_HAVE_CUDA
@@ -62,7 +69,9 @@ DeviceStep library_step(bool cublas, bool graph, float lr, Loss loss) {
 }
 #endif
 
-bool is_kernel_step(const std::string& v) { return v == "layered" || v == "fused" || v == "fused_registers"; }
+bool is_kernel_step(const std::string& v) {
+  return v == "layered" || v == "fused" || v == "fused_registers" || v == "yours";
+}
 
 }  // namespace
 

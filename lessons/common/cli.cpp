@@ -117,7 +117,7 @@ std::vector<std::string> resolve_variants(const Lesson& lesson, const Options& o
   std::vector<std::string> chosen;
   for (const Variant& v : lesson.variants) {
     const bool named = std::find(o.variants.begin(), o.variants.end(), v.name) != o.variants.end();
-    if (named || (all && !v.deliberately_wrong)) chosen.push_back(v.name);
+    if (named || (all && !v.deliberately_wrong && !v.exercise)) chosen.push_back(v.name);
   }
   return chosen;
 }

@@ -99,6 +99,9 @@ struct Variant {
   // A kernel with a planted bug, for the debugging lesson: run only when asked for by name, and
   // its tests expect its check to fail. The description says what the bug is.
   bool deliberately_wrong = false;
+  // The learner's own kernel (exercises/): `yours`. Graded by gpulab_grade, not by the lesson's
+  // tests; like the planted bugs, "all" leaves it out until it is asked for by name.
+  bool exercise = false;
 };
 
 struct Lesson {
@@ -140,6 +143,13 @@ struct Lesson {
       train = {};
   std::vector<Variant> variants;
 };
+
+// The learner's kernel of the lesson's exercise, `file` under exercises/, as the variant `yours`.
+inline Variant exercise_variant(const std::string& file, std::vector<std::pair<Backend, RunFactory>> backends) {
+  Variant v{"yours", "Your kernel, from " + file + " (grade it: gpulab_grade)", std::move(backends)};
+  v.exercise = true;
+  return v;
+}
 
 // The emulated backend of a variant that needs what the emulator does not model (tensor cores,
 // cuBLAS, cuDNN, cuFFT, NCCL): asked for, it is skipped with the reason.

@@ -16,7 +16,7 @@ std::vector<std::pair<const Variant*, Backend>> selected_runs(const Lesson& less
   std::vector<std::pair<const Variant*, Backend>> runs;
   for (const Variant& v : lesson.variants) {
     // "All" leaves out the deliberately wrong kernels: they run when named.
-    const bool wanted = selection.variants.empty() ? !v.deliberately_wrong
+    const bool wanted = selection.variants.empty() ? !v.deliberately_wrong && !v.exercise
                                                    : std::find(selection.variants.begin(), selection.variants.end(),
                                                                v.name) != selection.variants.end();
     if (!wanted) continue;

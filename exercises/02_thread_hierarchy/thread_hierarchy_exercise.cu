@@ -1,0 +1,34 @@
+// Exercise 02 — find your element in a 2-D grid of 2-D blocks, and cover an array larger than
+// the grid.
+//
+// thread_hierarchy() launches a fixed grid of 4 × 2 blocks of 32 × (block / 32) threads, however
+// long the array is. Write scale_yours so that y[i] = 2 x[i] + 1 for every i < n:
+//   1. number the blocks and the threads in a block (x fastest, as CUDA does),
+//   2. from them, this thread's first element,
+//   3. loop over the array in steps of the whole grid's threads (a grid-stride loop).
+//   lesson02_thread_hierarchy --variant yours --backend emulated --n 100000
+//   gpulab_grade --lesson 02
+#include <algorithm>
+#include <span>
+
+#include "common/target.cuh"
+#include "exercises/exercises.hpp"
+
+namespace gpulab::GPULAB_TARGET::exercises {
+
+__global__ void scale_yours(const float* x, float* y, std::size_t n) {
+  // TODO 1: this block's number in the grid: gridDim.x blocks per row of the grid, blockIdx.y rows before it.
+  // TODO 2: this thread's number in its block, and how many threads a block has (blockDim.x · blockDim.y).
+  // TODO 3: the first element: the threads of all blocks before this one, plus the thread's number.
+  // TODO 4: y[i] = 2 x[i] + 1, then i += every thread of the grid, while i < n.
+}
+
+void thread_hierarchy(std::span<const float> x, std::span<float> y, int block) {
+  if (y.empty()) return;
+  // Given: 8 blocks whatever n is, so most elements are reached only by looping.
+  const dim3 threads(32, static_cast<unsigned int>(std::max(1, block / 32)));
+  const dim3 grid(4, 2);
+  GPULAB_LAUNCH(scale_yours, (LaunchConfig{grid, threads}), x.data(), y.data(), y.size());
+}
+
+}  // namespace gpulab::GPULAB_TARGET::exercises
