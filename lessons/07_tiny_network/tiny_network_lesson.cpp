@@ -89,8 +89,15 @@ CheckResult check_step(Span params, float loss, const StepInstance& in, const st
   if (r.rel_error > update_bound) {
     r.passed = false;
     r.mismatches = 1;
-    r.message = fmt::format("{}: the parameters' update differs from float64's by {:.3g} (relative, bound {:.3g})",
-                            what, r.rel_error, update_bound);
+    // Which half of the step to suspect: a wrong loss means the forward pass already went wrong.
+    const std::string where = loss_error > loss_bound
+                                  ? fmt::format(
+                                        "the loss is wrong too ({:.9g}, expected {:.9g}): look at the forward pass "
+                                        "first",
+                                        loss, in.expected_loss)
+                                  : "the loss is right, so the forward pass is: look at the backward pass";
+    r.message = fmt::format("{}: the parameters' update differs from float64's by {:.3g} (relative, bound {:.3g}); {}",
+                            what, r.rel_error, update_bound, where);
   } else if (loss_error > loss_bound) {
     r.passed = false;
     r.mismatches = 1;
