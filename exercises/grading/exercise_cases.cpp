@@ -56,10 +56,10 @@ Exercise vector_add() {
   };
   e.unwritten = [](const Problem& p, int block) {
     return fmt::format(
-        "n = {} at {} threads per block needs {} blocks (n / block, rounded up). Does the launch "
+        "n = {} at {} threads per block needs {} block{} (n / block, rounded up). Does the launch "
         "ask for that many, and does each thread compute its own i = blockIdx.x · blockDim.x + "
         "threadIdx.x?",
-        p.n, block, blocks_for(p.n, block));
+        p.n, block, blocks_for(p.n, block), blocks_for(p.n, block) == 1 ? "" : "s");
   };
   return e;
 }
