@@ -24,20 +24,28 @@ seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 restore() { use OFF; }
 trap restore EXIT
 
+# grade_each KIND RC: grades every exercise, which must exit with RC (1: failed, 0: passed).
+grade_each() {
+  local kind=$1 want=$2 e rc
+  for e in $exercises; do
+    set +e
+    "$grader" --lesson "$e" --backend emulated --seed "$seed" --report "$build/grades/check-$kind-$e.json" \
+      > "$build/grades/check-$kind-$e.txt" 2>&1
+    rc=$?
+    set -e
+    if [ $rc -ne "$want" ]; then
+      echo "  WRONG $e: the $kind's grader exited with $rc, not $want"; cat "$build/grades/check-$kind-$e.txt"; status=1
+    elif [ "$want" -eq 1 ]; then
+      echo "  ok    $e: the stub fails — $(grep -m1 -A1 "First failure" "$build/grades/check-$kind-$e.txt" | tail -1 | sed 's/^ *//' | cut -c1-160)"
+    else
+      echo "  ok    $e: the solution passes — $(grep -m1 PASSED "$build/grades/check-$kind-$e.txt" | sed 's/^ *//')"
+    fi
+  done
+}
+
 echo "== the learner's files: every stub must fail its grader (seed $seed) =="
 use OFF
-for e in $exercises; do
-  set +e
-  "$grader" --lesson "$e" --backend emulated --seed "$seed" --report "$build/grades/check-stub-$e.json" > "$build/grades/check-stub-$e.txt" 2>&1
-  rc=$?
-  set -e
-  first=$(grep -m1 -A1 "First failure" "$build/grades/check-stub-$e.txt" | tail -1 | cut -c1-160)
-  if [ $rc -eq 1 ]; then
-    echo "  ok    $e: the stub fails —$first"
-  else
-    echo "  WRONG $e: the stub's grader exited with $rc, not 1 (failed)"; cat "$build/grades/check-stub-$e.txt"; status=1
-  fi
-done
+grade_each stub 1
 
 count=$(echo "$exercises" | wc -w)
 echo "== ctest -L exercise with the stubs: all $count must fail =="
@@ -50,17 +58,7 @@ fi
 
 echo "== the solutions (GPULAB_SOLUTIONS=ON): every one must pass its grader (seed $seed) =="
 use ON
-for e in $exercises; do
-  set +e
-  "$grader" --lesson "$e" --backend emulated --seed "$seed" --report "$build/grades/check-solution-$e.json" > "$build/grades/check-solution-$e.txt" 2>&1
-  rc=$?
-  set -e
-  if [ $rc -eq 0 ]; then
-    echo "  ok    $e: the solution passes — $(grep -m1 PASSED "$build/grades/check-solution-$e.txt" | sed 's/^ *//')"
-  else
-    echo "  WRONG $e: the solution's grader exited with $rc"; cat "$build/grades/check-solution-$e.txt"; status=1
-  fi
-done
+grade_each solution 0
 echo "== ctest -L exercise with the solutions (fresh seeds) =="
 ctest --test-dir "$build" -L exercise --output-on-failure -j 2 || status=1
 

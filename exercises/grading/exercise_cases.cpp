@@ -35,6 +35,19 @@ std::int64_t blocks_for(std::int64_t n, std::int64_t block) { return (n + block 
 Problem sized(const std::string& lesson, std::int64_t n) { return find_lesson(lesson)->problem(n); }
 Problem shaped(const std::string& lesson, const std::string& shape) { return find_lesson(lesson)->parse_shape(shape); }
 
+// The random sizes of lesson `id`'s exercise: its own stream of the run's seed.
+Rng stream_of(std::uint64_t seed, const std::string& id) {
+  return Rng(seed * 100 + static_cast<std::uint64_t>(std::stoi(id)));
+}
+
+// `count` sizes of lesson `id` in [lo, hi], each with any block.
+void add_random_sizes(std::vector<GradeCase>& cases, const std::string& id, std::uint64_t seed, std::int64_t lo,
+                      std::int64_t hi, int count = 2) {
+  Rng rng = stream_of(seed, id);
+  for (int i = 0; i < count; ++i)
+    cases.push_back({sized(id, uniform(rng, lo, hi)), any_block(rng), "a size drawn at random"});
+}
+
 // ---- 01 vector add
 
 Exercise vector_add() {
@@ -49,9 +62,7 @@ Exercise vector_add() {
         {sized("01", 1025), 1024, "one element more than a whole block: the grid is rounded up, not down"},
         {sized("01", 100000), 128, "many blocks: each thread's element comes from blockIdx.x as well as threadIdx.x"},
     };
-    Rng rng(seed * 100 + 1);  // each exercise its own sizes
-    for (int i = 0; i < 2; ++i)
-      c.push_back({sized("01", uniform(rng, 2, 200000)), any_block(rng), "a size drawn at random"});
+    add_random_sizes(c, "01", seed, 2, 200000);
     return c;
   };
   e.unwritten = [](const Problem& p, int block) {
@@ -78,9 +89,7 @@ Exercise thread_hierarchy() {
         {sized("02", 100000), 1000, "blocks of 32 × 31 threads: the thread's number counts x first, then y"},
         {sized("02", 65536), 32, "blocks of 32 × 1: the block's number counts gridDim.x blocks per grid row"},
     };
-    Rng rng(seed * 100 + 2);  // each exercise its own sizes
-    for (int i = 0; i < 2; ++i)
-      c.push_back({sized("02", uniform(rng, 2, 200000)), any_block(rng), "a size drawn at random"});
+    add_random_sizes(c, "02", seed, 2, 200000);
     return c;
   };
   e.unwritten = [](const Problem& p, int block) {
@@ -107,9 +116,7 @@ Exercise matrix_add() {
         {sized("03", 100), 1000, "blocks of 32 × 31: rows and columns need different numbers of blocks"},
         {sized("03", 1025), 64, "many blocks in both directions (33 × 513)"},
     };
-    Rng rng(seed * 100 + 3);  // each exercise its own sizes
-    for (int i = 0; i < 2; ++i)
-      c.push_back({sized("03", uniform(rng, 2, 700)), any_block(rng), "a size drawn at random"});
+    add_random_sizes(c, "03", seed, 2, 700);
     return c;
   };
   e.where = [](std::size_t index, const Problem& p) {
@@ -139,9 +146,7 @@ Exercise sigmoid() {
         {sized("04", 4096), 1024, "whole blocks"},
         {sized("04", 4096), 256, "±0, ±inf, NaN, ±1000 and the smallest floats: σ must not overflow into NaN", true},
     };
-    Rng rng(seed * 100 + 4);  // each exercise its own sizes
-    for (int i = 0; i < 2; ++i)
-      c.push_back({sized("04", uniform(rng, 2, 200000)), any_block(rng), "a size drawn at random"});
+    add_random_sizes(c, "04", seed, 2, 200000);
     return c;
   };
   e.unwritten = [](const Problem&, int) {
@@ -169,7 +174,7 @@ Exercise matmul() {
         {matmul_problem(70, 5, 1), 256, "k = 1 and a thin C"},
         {matmul_problem(3, 100, 130), 256, "m, n and k all different: A is m × k, B is k × n"},
     };
-    Rng rng(seed * 100 + 5);  // each exercise its own sizes
+    Rng rng = stream_of(seed, "05");
     for (int i = 0; i < 2; ++i) {
       c.push_back({matmul_problem(uniform(rng, 1, 150), uniform(rng, 1, 150), uniform(rng, 1, 150)), 256,
                    "a shape drawn at random"});
@@ -202,7 +207,7 @@ Exercise conv() {
         {shaped("06", "2x2x33x17:3:5x5:2"), 256, "a 5 × 5 filter, padding 2, no side a multiple of 16"},
         {shaped("06", "2x3x40x40:3:3x3:0:2"), 256, "stride 2: the tile's halo grows with the stride"},
     };
-    Rng rng(seed * 100 + 6);  // each exercise its own sizes
+    Rng rng = stream_of(seed, "06");
     for (int i = 0; i < 2; ++i) {
       const int r = static_cast<int>(2 * uniform(rng, 0, 2) + 1), stride = static_cast<int>(uniform(rng, 1, 2));
       const int pad = static_cast<int>(uniform(rng, 0, r / 2));
@@ -238,7 +243,7 @@ Exercise tiny_network() {
         {shaped("07", "7x300x10:40"), 256, "300 hidden units: more columns than one block of 256 threads"},
         {shaped("07", "4x5x3:300"), 256, "a batch of 300: each column's sum runs over every row"},
     };
-    Rng rng(seed * 100 + 7);  // each exercise its own sizes
+    Rng rng = stream_of(seed, "07");
     for (int i = 0; i < 2; ++i) {
       c.push_back({shaped("07", fmt::format("{}x{}x{}:{}", uniform(rng, 1, 40), uniform(rng, 1, 300),
                                             uniform(rng, 1, 10), uniform(rng, 1, 300))),

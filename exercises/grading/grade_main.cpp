@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "common/device_info.hpp"
 #include "common/random.hpp"
@@ -16,25 +15,13 @@
 
 using namespace gpulab;
 
-namespace {
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App cli{"Grades your exercise kernels (each lesson's variant `yours`) against the CPU reference."};
-  std::string lessons = "all", backend_name = "auto", report, variant;
+  std::vector<std::string> lessons{"all"};
+  std::string backend_name = "auto", report, variant;
   std::uint64_t seed = 0;
   bool list = false;
-  cli.add_option("--lesson", lessons, "lessons to grade: all, or ids/names such as 01,05 or 06_conv");
+  cli.add_option("--lesson", lessons, "lessons to grade: all, or ids/names such as 01,05 or 06_conv")->delimiter(',');
   cli.add_option("--backend", backend_name, "gpu, emulated, or auto (the GPU when there is one)")
       ->check(CLI::IsMember({"auto", "gpu", "emulated"}));
   cli.add_option("--seed", seed, "replay a run's sizes and inputs (default: fresh ones, printed)");
@@ -53,10 +40,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<grading::Exercise> chosen;
-  if (lessons == "all") {
+  if (lessons == std::vector<std::string>{"all"}) {
     for (const auto& e : grading::all_exercises()) chosen.push_back(e);
   } else {
-    for (const std::string& id : split(lessons)) {
+    for (const std::string& id : lessons) {
       const grading::Exercise* e = grading::find_exercise(id);
       if (e == nullptr) {
         std::cerr << "gpulab_grade: no exercise \"" << id << "\" (gpulab_grade --list names them)\n";
