@@ -7,13 +7,18 @@
 #include "05_matmul/matmul_lesson.hpp"
 #include "06_conv/conv_lesson.hpp"
 #include "07_tiny_network/tiny_network_lesson.hpp"
+#include "08_streams/streams_lesson.hpp"
+#include "09_mixed_precision/mixed_precision_lesson.hpp"
+#include "10_multi_gpu/multi_gpu_lesson.hpp"
 
 namespace gpulab {
 
 const std::vector<const Lesson*>& all_lessons() {
-  static const std::vector<const Lesson*> lessons = {
-      &vector_add_lesson(), &thread_hierarchy_lesson(), &matrix_add_lesson(), &sigmoid_lesson(), &matmul_lesson(),
-      &conv_lesson(),       &tiny_network_lesson()};
+  static const std::vector<const Lesson*> lessons = {&vector_add_lesson(),      &thread_hierarchy_lesson(),
+                                                     &matrix_add_lesson(),      &sigmoid_lesson(),
+                                                     &matmul_lesson(),          &conv_lesson(),
+                                                     &tiny_network_lesson(),    &streams_lesson(),
+                                                     &mixed_precision_lesson(), &multi_gpu_lesson()};
   return lessons;
 }
 

@@ -69,3 +69,22 @@ TEST_CASE("the JSON of a GPU run names the device and the measured copy peak", "
   CHECK(saw_gpu);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("lesson 08 records a timeline on the GPU and saves it as JSON the app reads", "[cli][gpu]") {
+  const auto path = (std::filesystem::temp_directory_path() / "gpulab_timeline.json").string();
+  const auto r = run_command(executable("lesson08_streams") + " --timeline --shape 1000003:8:4 --json '" + path + "'");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("sigmoid_overlap") && Contains("engine: copy in") && Contains("stream 3"));
+  const auto j = nlohmann::json::parse(std::ifstream(path));
+  CHECK(j["kind"] == "gpulab-timeline");
+  CHECK(j["spans"].size() == 3 + 3 * 8);  // the serial run's 3 operations, then 3 per chunk
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("lesson 10 skips the GPU rows that ask for more GPUs than there are, saying so", "[cli][gpu]") {
+  const auto r = run_command(executable("lesson10_multi_gpu") + " --shape 2x16x1:8:64 --backend gpu --reps 1");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("asks for 64 GPUs"));
+}

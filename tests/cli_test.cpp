@@ -127,6 +127,26 @@ TEST_CASE("an emulated-only build refuses the GPU backend and names the emulated
 }
 #endif
 
+TEST_CASE("lesson 08's timeline needs a GPU and says so; other lessons have none", "[cli]") {
+  const auto r = run_command(executable("lesson08_streams") + " --timeline --shape 1000:4:2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Contains("--timeline records a run on the GPU"));
+  const auto other = run_command(lesson01 + " --timeline");
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.output, Contains("lesson 01 has no timeline"));
+}
+
+TEST_CASE("lessons 09 and 10 run their CPU rows without a GPU", "[cli]") {
+  const auto nine = run_command(executable("lesson09_mixed_precision") + " --n 64 --backend cpu --reps 2");
+  INFO(nine.output);
+  CHECK(nine.exit_code == 0);
+  CHECK_THAT(nine.output, Contains("openblas_fp16_inputs") && Contains("passed"));
+  const auto ten = run_command(executable("lesson10_multi_gpu") + " --shape 2x16x1:16:3 --backend cpu --reps 2");
+  INFO(ten.output);
+  CHECK(ten.exit_code == 0);
+  CHECK_THAT(ten.output, Contains("cpu_shards") && Contains("batch 16 × 3 GPUs"));
+}
+
 TEST_CASE("lesson 02 prints the thread map of a small launch", "[cli]") {
   const auto r =
       run_command(executable("lesson02_thread_hierarchy") + " --thread-map --n 40 --block 16 --backend emulated");

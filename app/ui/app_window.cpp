@@ -18,6 +18,7 @@
 #include "ui/markdown_view.hpp"
 #include "ui/plot.hpp"
 #include "ui/thread_map_view.hpp"
+#include "ui/timeline_view.hpp"
 #include "ui/training_view.hpp"
 
 namespace gpulab::app {
@@ -726,6 +727,10 @@ void AppWindow::draw_visualize() {
     training_view_.draw(gpu_usable_);
     return;
   }
+  if (l.timeline) {
+    draw_timeline_panel();
+    return;
+  }
   if (!l.thread_map) {
     ImGui::TextWrapped("Lesson %s has no picture of its own yet: its measurements are in Run.", l.id.c_str());
     return;
@@ -779,6 +784,78 @@ void AppWindow::draw_visualize() {
     draw_thread_map(m, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
   }
+}
+
+void AppWindow::draw_timeline_panel() {
+  namespace fs = std::filesystem;
+  LessonState& s = state();
+  const Lesson& l = *lesson_;
+  ImGui::TextWrapped(
+      "One run of the overlapped pipeline, recorded with an event before and after every operation: the "
+      "serial run (copy in, kernel, copy out on one stream) on top, then what each engine did, then what "
+      "each stream did. A stream's bar starts when the stream reaches the operation, which may be before "
+      "its engine is free. Hover a bar.");
+  long long n = s.timeline_n;
+  ImGui::SetNextItemWidth(160);
+  if (ImGui::InputScalar("elements", ImGuiDataType_S64, &n)) s.timeline_n = std::clamp<long long>(n, 1, l.max_n);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  if (ImGui::InputInt("chunks", &s.timeline_chunks)) s.timeline_chunks = std::clamp(s.timeline_chunks, 1, 4096);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  if (ImGui::InputInt("streams", &s.timeline_streams)) s.timeline_streams = std::clamp(s.timeline_streams, 1, 64);
+  ImGui::SameLine();
+  if (ImGui::RadioButton("σ(x)", s.timeline_variant == "sigmoid_overlap")) s.timeline_variant = "sigmoid_overlap";
+  ImGui::SameLine();
+  if (ImGui::RadioButton("a + b", s.timeline_variant == "add_overlap")) s.timeline_variant = "add_overlap";
+  const bool recording = timeline_future_.valid();
+  if (gpu_usable_) {
+    ImGui::SameLine();
+    ImGui::BeginDisabled(recording);
+    if (ImGui::Button("Record on the GPU")) {
+      const Problem p = l.parse_shape(fmt::format("{}:{}:{}", s.timeline_n, s.timeline_chunks, s.timeline_streams));
+      timeline_future_ =
+          std::async(std::launch::async, [&l, p, v = s.timeline_variant] { return l.timeline(p, v, 256); });
+    }
+    ImGui::EndDisabled();
+  } else if (!s.timeline && s.timeline_error.empty()) {
+    // No GPU here: the timeline recorded on a reference GPU, marked as such.
+    const std::string path = (fs::path(options_.data_dir) / "assets" / "timelines" / "lesson08-h100.json").string();
+    try {
+      std::ifstream file(path);
+      if (!file) throw std::runtime_error("cannot open " + path);
+      std::stringstream text;
+      text << file.rdbuf();
+      s.timeline = timeline_from_json(text.str());
+      s.timeline_note = fmt::format(
+          "Recorded on {} ({}): this machine has no GPU to record one. `lesson08_streams --timeline --json FILE` "
+          "records your own on a GPU.",
+          s.timeline->device, s.timeline->recorded);
+    } catch (const std::exception& e) {
+      s.timeline_error = e.what();
+    }
+  }
+  if (timeline_future_.valid() && timeline_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    try {
+      s.timeline = timeline_future_.get();
+      s.timeline_note = fmt::format("Recorded on this machine's {}, {}.", s.timeline->device, s.timeline->recorded);
+      s.timeline_error.clear();
+    } catch (const std::exception& e) {
+      s.timeline_error = e.what();
+      timeline_future_ = {};
+    }
+  }
+  if (recording) ImGui::TextDisabled("recording...");
+  if (!s.timeline_error.empty()) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", s.timeline_error.c_str());
+  if (!s.timeline) return;
+  const Timeline& t = *s.timeline;
+  ImGui::TextWrapped("%s", s.timeline_note.c_str());
+  ImGui::Text("%s, n = %lld in %d chunks over %d streams: serial %.3f ms, overlapped %.3f ms (%.2fx)",
+              t.variant.c_str(), static_cast<long long>(t.n), t.chunks, t.streams, t.serial_ms(), t.overlapped_ms(),
+              t.overlapped_ms() > 0 ? t.serial_ms() / t.overlapped_ms() : 0.0);
+  ImGui::BeginChild("timeline", {0, 0}, true, ImGuiWindowFlags_HorizontalScrollbar);
+  draw_timeline(t, ImGui::GetContentRegionAvail());
+  ImGui::EndChild();
 }
 
 void AppWindow::draw_device() {

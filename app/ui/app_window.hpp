@@ -12,6 +12,7 @@
 #include "common/lesson.hpp"
 #include "common/peaks.hpp"
 #include "common/thread_map.hpp"
+#include "common/timeline.hpp"
 #include "core/grade_job.hpp"
 #include "core/markdown.hpp"
 #include "core/runner.hpp"
@@ -68,6 +69,12 @@ class AppWindow {
     std::string map_variant;
     std::optional<ThreadMap> map;
     std::string map_error;
+    // Visualize, lesson 08: the timeline asked for, and the one shown (recorded here or loaded)
+    std::int64_t timeline_n = std::int64_t{1} << 24;
+    int timeline_chunks = 8, timeline_streams = 4;
+    std::string timeline_variant = "sigmoid_overlap";
+    std::optional<Timeline> timeline;
+    std::string timeline_note, timeline_error;
     // Learn and Exercise: the exercise's hints shown so far, the learner's file as last read
     int hints_shown = 0;
     std::string exercise_source;
@@ -95,6 +102,7 @@ class AppWindow {
   void draw_plots();
   void draw_ladder_chart(const std::vector<ReferenceLine>& ceilings, ImVec2 size);
   void draw_visualize();
+  void draw_timeline_panel();
   void draw_device();
   void draw_status_bar();
   void handle_shortcuts();
@@ -122,6 +130,7 @@ class AppWindow {
   std::string open_path_, export_dir_;
   std::optional<std::string> png_request_;
   std::future<ThreadMap> map_future_;
+  std::future<Timeline> timeline_future_;
   TrainingView training_view_;  // lesson 07's Visualize view
   GradeJob grade_job_;          // the Exercise view's Grade button
   bool grade_on_gpu_ = true;

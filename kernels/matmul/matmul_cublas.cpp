@@ -3,9 +3,11 @@
 
 #include <cublas_v2.h>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
+#include "common/cuda_check.hpp"
 #include "common/cuda_error.hpp"
 
 namespace gpulab::gpu::matmul {
@@ -20,16 +22,19 @@ void check(cublasStatus_t status, const char* call, int line) {
 }
 #define GPULAB_CUBLAS_CHECK(call) check((call), #call, __LINE__)
 
-// One handle per thread that calls (creating one costs milliseconds; the app runs lessons on its
-// own thread), on the current device.
+// One handle per thread that calls and per device (creating one costs milliseconds; the app runs
+// lessons on its own thread; a handle belongs to the device current when it was created, and
+// lesson 10 drives several GPUs from one thread).
 cublasHandle_t handle() {
-  thread_local cublasHandle_t h = [] {
-    cublasHandle_t created = nullptr;
-    GPULAB_CUBLAS_CHECK(cublasCreate(&created));
+  thread_local std::map<int, cublasHandle_t> handles;
+  int device = 0;
+  GPULAB_CUDA_CHECK(cudaGetDevice(&device));
+  cublasHandle_t& h = handles[device];
+  if (h == nullptr) {
+    GPULAB_CUBLAS_CHECK(cublasCreate(&h));
     // FP32 all the way: no TF32 tensor-core math, no emulation, to compare like with like.
-    GPULAB_CUBLAS_CHECK(cublasSetMathMode(created, CUBLAS_DEFAULT_MATH));
-    return created;
-  }();
+    GPULAB_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+  }
   return h;
 }
 
@@ -51,6 +56,21 @@ void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int
   const int ldb = tb ? k : n, lda = ta ? m : k;
   GPULAB_CUBLAS_CHECK(cublasSgemm(handle(), tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k,
                                   &one, b, ldb > 0 ? ldb : 1, a, lda > 0 ? lda : 1, &zero, c, n));
+}
+
+void cublas_tensor(TensorInputs inputs, const void* a, const void* b, float* c, int m, int n, int k) {
+  if (m < 0 || n < 0 || k < 0) throw std::invalid_argument("matmul: m, n and k must not be negative");
+  if (m == 0 || n == 0) return;
+  const float one = 1.0f, zero = 0.0f;
+  const cudaDataType_t type = inputs == TensorInputs::fp16   ? CUDA_R_16F
+                              : inputs == TensorInputs::bf16 ? CUDA_R_16BF
+                                                             : CUDA_R_32F;
+  // The compute type says how to multiply: TF32 tensor cores for floats, FP32 sums for 16-bit inputs.
+  const cublasComputeType_t compute = inputs == TensorInputs::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  GPULAB_CUBLAS_CHECK(cublasSetStream(handle(), nullptr));
+  // Row-major through column-major as in cublas_gemm: Cᵀ = Bᵀ·Aᵀ.
+  GPULAB_CUBLAS_CHECK(cublasGemmEx(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, type, n, a, type,
+                                   k > 0 ? k : 1, &zero, c, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace gpulab::gpu::matmul

@@ -15,4 +15,9 @@ void cublas(std::span<const float> a, std::span<const float> b, std::span<float>
 // graph can capture it.
 void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream);
 
+// C = A · B on the tensor cores, FP32 accumulation, C in FP32: A and B hold FP16 or BF16 values
+// (16-bit patterns), or floats the tensor cores read as TF32 (lesson 09).
+enum class TensorInputs { tf32, fp16, bf16 };
+void cublas_tensor(TensorInputs inputs, const void* a, const void* b, float* c, int m, int n, int k);
+
 }  // namespace gpulab::gpu::matmul

@@ -164,21 +164,40 @@ void check(const Layout& net, std::span<const float> params, std::span<const flo
   }
 }
 
-// The forward pass into the scratch activations; returns the output layer's.
-const float* forward(const Layout& net, const float* params, const float* x, int batch, const Scratch& s,
-                     const StepOptions& options) {
-  const float* input = x;
-  for (int l = 0; l < net.layers(); ++l) {
-    const int in = net.sizes[static_cast<std::size_t>(l)], out = net.sizes[static_cast<std::size_t>(l) + 1];
-    float* a = s.activations[static_cast<std::size_t>(l)];
-    gemm<false, true>(input, params + net.weight_offset(l), a, batch, out, in, options);  // Z = A · Wᵀ
-    bias_sigmoid(a, params + net.bias_offset(l), batch, out, options);
-    input = a;
-  }
-  return input;
+}  // namespace
+
+void forward_layer(const float* w, const float* b, const float* input, float* output, int batch, int in, int out,
+                   const StepOptions& options) {
+  gemm<false, true>(input, w, output, batch, out, in, options);  // Z = A · Wᵀ
+  bias_sigmoid(output, b, batch, out, options);
 }
 
-}  // namespace
+void output_delta(const float* y, const float* t, float* delta, float* loss, int count, Loss loss_kind,
+                  const StepOptions& options) {
+  GPULAB_LAUNCH(zero_kernel, elementwise(1, options), loss, 1);
+  if (count == 0) return;
+  GPULAB_LAUNCH(loss_delta_kernel, elementwise(count, options), y, t, delta, loss, count, loss_kind == Loss::bce);
+}
+
+void backward_layer(const float* delta, const float* input, const float* w, float* dw, float* db, float* delta_in,
+                    int batch, int in, int out, const StepOptions& options) {
+  gemm<true, false>(delta, input, dw, out, in, batch, options);  // dW = Δᵀ · A
+  column_sums(delta, db, batch, out, options);
+  if (delta_in == nullptr) return;
+  gemm<false, false>(delta, w, delta_in, batch, in, out, options);  // Δ · W
+  GPULAB_LAUNCH(sigmoid_derivative_kernel, elementwise(static_cast<long>(batch) * in, options), delta_in, input,
+                batch * in);
+}
+
+void sgd(float* params, const float* grads, std::size_t count, float lr, const StepOptions& options) {
+  if (count == 0) return;
+  const auto n = static_cast<int>(count);
+  GPULAB_LAUNCH(sgd_kernel, elementwise(n, options), params, grads, lr, n);
+}
+
+std::span<float> step_gradients(const Layout& net, int batch, std::span<float> workspace) {
+  return {scratch_of(net, batch, workspace).grads, net.parameters()};
+}
 
 std::size_t step_workspace(const Layout& net, int batch) {
   std::size_t floats = net.parameters();
@@ -195,28 +214,29 @@ void layered_step(const Layout& net, std::span<float> params, std::span<const fl
   if (loss.empty() || t.size() < static_cast<std::size_t>(batch) * static_cast<std::size_t>(net.outputs())) {
     throw std::invalid_argument("mlp: t must hold batch × outputs floats and loss one");
   }
-  GPULAB_LAUNCH(zero_kernel, elementwise(1, options), loss.data(), 1);
-  if (batch == 0) return;
+  if (batch == 0) {
+    output_delta(nullptr, nullptr, nullptr, loss.data(), 0, loss_kind, options);  // loss 0, nothing to learn
+    return;
+  }
   const Scratch s = scratch_of(net, batch, workspace);
-  const float* y = forward(net, params.data(), x.data(), batch, s, options);
-  const int outputs = batch * net.outputs();
-  GPULAB_LAUNCH(loss_delta_kernel, elementwise(outputs, options), y, t.data(), s.delta, loss.data(), outputs,
-                loss_kind == Loss::bce);
+  const float* input = x.data();
+  for (int l = 0; l < net.layers(); ++l) {  // forward
+    const int in = net.sizes[static_cast<std::size_t>(l)], out = net.sizes[static_cast<std::size_t>(l) + 1];
+    forward_layer(params.data() + net.weight_offset(l), params.data() + net.bias_offset(l), input,
+                  s.activations[static_cast<std::size_t>(l)], batch, in, out, options);
+    input = s.activations[static_cast<std::size_t>(l)];
+  }
+  output_delta(input, t.data(), s.delta, loss.data(), batch * net.outputs(), loss_kind, options);
   float* delta = s.delta;
   float* other = s.other;
-  for (int l = net.layers() - 1; l >= 0; --l) {
+  for (int l = net.layers() - 1; l >= 0; --l) {  // backward
     const int in = net.sizes[static_cast<std::size_t>(l)], out = net.sizes[static_cast<std::size_t>(l) + 1];
-    const float* input = l == 0 ? x.data() : s.activations[static_cast<std::size_t>(l) - 1];
-    gemm<true, false>(delta, input, s.grads + net.weight_offset(l), out, in, batch, options);  // dW = Δᵀ · A
-    column_sums(delta, s.grads + net.bias_offset(l), batch, out, options);
-    if (l == 0) break;
-    gemm<false, false>(delta, params.data() + net.weight_offset(l), other, batch, in, out, options);  // Δ · W
-    GPULAB_LAUNCH(sigmoid_derivative_kernel, elementwise(static_cast<long>(batch) * in, options), other, input,
-                  batch * in);
+    const float* layer_input = l == 0 ? x.data() : s.activations[static_cast<std::size_t>(l) - 1];
+    backward_layer(delta, layer_input, params.data() + net.weight_offset(l), s.grads + net.weight_offset(l),
+                   s.grads + net.bias_offset(l), l == 0 ? nullptr : other, batch, in, out, options);
     std::swap(delta, other);
   }
-  const int count = static_cast<int>(net.parameters());
-  GPULAB_LAUNCH(sgd_kernel, elementwise(count, options), params.data(), s.grads, lr, count);
+  if (options.update) sgd(params.data(), s.grads, net.parameters(), lr, options);
 }
 // [/snippet]
 

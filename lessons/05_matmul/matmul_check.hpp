@@ -43,7 +43,13 @@ inline constexpr double kFullCheckWork = 1.1e9;
 ProductReference product_reference(std::span<const float> a, std::span<const float> b, int m, int n, int k,
                                    std::uint64_t seed);
 
-// `what` names the run: "matmul warp_tiled (gpu)".
-CheckResult check_product(std::span<const float> c, const ProductReference& ref, const std::string& what);
+// `what` names the run: "matmul warp_tiled (gpu)". `bound_scale` widens every bound, for inputs
+// rounded before the product (lesson 09: see input_rounding_scale).
+CheckResult check_product(std::span<const float> c, const ProductReference& ref, const std::string& what,
+                          double bound_scale = 1.0);
+
+// The bound_scale for inputs each rounded with relative error at most u (2^-11 for FP16): a
+// product of two rounded values is off by up to 2u + u² of |a·b|, on top of the sum's γ_k.
+double input_rounding_scale(int k, double u);
 
 }  // namespace gpulab

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "05_matmul/matmul_check.hpp"
+#include "05_matmul/matmul_problem.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "exercises/exercises.hpp"
@@ -25,33 +26,20 @@ using MatmulFunction = std::function<void(Span a, Span b, std::span<float> c, in
 // Theoretical occupancy at a block size and shape (warp_tiled picks its tiles from m and n).
 using OccupancyFunction = std::function<double(int block, int m, int n)>;
 
-struct MatmulInstance : Instance {
-  int m = 0, n = 0, k = 0;
-  std::vector<float> a, b;
-  ProductReference reference;
-};
-
-int dim(const Problem& p, const char* name) {
-  for (const auto& [key, value] : p.dims) {
-    if (key == name) return static_cast<int>(value);
-  }
-  return static_cast<int>(p.n);
-}
-
 std::string name_of(const std::string& variant, Backend backend) {
   return "matmul " + variant + " (" + std::string(to_string(backend)) + ")";
 }
 
 class CpuMatmulRun : public Run {
  public:
-  CpuMatmulRun(const MatmulInstance& in, std::string name, MatmulFunction fn)
+  CpuMatmulRun(const ProductInstance& in, std::string name, MatmulFunction fn)
       : in_(in), name_(std::move(name)), fn_(std::move(fn)), c_(static_cast<std::size_t>(in.m) * in.n) {}
   void poison() override { gpulab::poison(c_); }
   void compute() override { fn_(in_.a, in_.b, c_, in_.m, in_.n, in_.k, 0); }
   CheckResult check() const override { return check_product(c_, in_.reference, name_of(name_, Backend::cpu)); }
 
  private:
-  const MatmulInstance& in_;
+  const ProductInstance& in_;
   std::string name_;
   MatmulFunction fn_;
   std::vector<float> c_;
@@ -61,7 +49,7 @@ class CpuMatmulRun : public Run {
 template <typename Target>
 class KernelMatmulRun : public Run {
  public:
-  KernelMatmulRun(const MatmulInstance& in, std::string name, MatmulFunction fn, int block, int threads,
+  KernelMatmulRun(const ProductInstance& in, std::string name, MatmulFunction fn, int block, int threads,
                   OccupancyFunction occupancy)
       : in_(in),
         name_(std::move(name)),
@@ -97,7 +85,7 @@ class KernelMatmulRun : public Run {
   }
 
  private:
-  const MatmulInstance& in_;
+  const ProductInstance& in_;
   std::string name_;
   MatmulFunction fn_;
   int block_, threads_;
@@ -113,7 +101,7 @@ using BlockLauncher = void (*)(Span, Span, std::span<float>, int, int, int, int)
 using FixedLauncher = void (*)(Span, Span, std::span<float>, int, int, int);
 
 RunFactory cpu(const std::string& name, CpuFunction fn) {
-  return factory<MatmulInstance>([=](const MatmulInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
     return std::make_unique<CpuMatmulRun>(
         in, name, [fn](Span a, Span b, std::span<float> c, int m, int n, int k, int) { fn(a, b, c, m, n, k); });
   });
@@ -123,7 +111,7 @@ RunFactory cpu(const std::string& name, CpuFunction fn) {
 template <typename Target>
 RunFactory kernel_run(const std::string& name, MatmulFunction fn, std::function<int(int)> threads,
                       OccupancyFunction occupancy) {
-  return factory<MatmulInstance>([=](const MatmulInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
+  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
     return std::make_unique<KernelMatmulRun<Target>>(in, name, fn, options.block, threads(options.block), occupancy);
   });
 }
@@ -191,44 +179,6 @@ std::vector<std::pair<Backend, RunFactory>> cublas_backends() {
 
 // ---- the lesson
 
-// Square n × n × n.
-Problem problem_of(std::int64_t n) { return {n, {{"m", n}, {"n", n}, {"k", n}}}; }
-
-// Any shape; its size on the lesson's axis is the side of the cube with the same work.
-Problem shape(std::int64_t m, std::int64_t n, std::int64_t k) {
-  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  return {std::max<std::int64_t>(1, std::llround(std::cbrt(work))), {{"m", m}, {"n", n}, {"k", k}}};
-}
-
-Counts counts_of(const Problem& p) {
-  const double m = dim(p, "m"), n = dim(p, "n"), k = dim(p, "k");
-  // 2mnk FLOPs (a multiply and an add per term); the least traffic: read A and B once, write C once.
-  return {2 * m * n * k, 4 * (m * k + k * n + m * n), 4 * (m * k + k * n), 4 * m * n};
-}
-
-Footprint footprint_of(const Problem& p) {
-  const double m = dim(p, "m"), n = dim(p, "n"), k = dim(p, "k");
-  const double floats = m * k + k * n + m * n;
-  // Host: A and B, their pinned copies and C's; the reference: float64 copies of A and B, and
-  // every element with its bound (small sizes), or 64 rows and 64 columns of them (large sizes).
-  const bool full = m * n * k <= kFullCheckWork;
-  const double reference = full ? 16 * (m * k + k * n) + 40 * m * n : 24 * 64 * (m + n) + 8 * (m + n + 4 * k);
-  return {4 * (m * k + k * n) + 4 * floats + reference, 4 * floats};
-}
-
-std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
-  auto in = std::make_unique<MatmulInstance>();
-  in->m = dim(p, "m");
-  in->n = dim(p, "n");
-  in->k = dim(p, "k");
-  in->a.resize(static_cast<std::size_t>(in->m) * in->k);
-  in->b.resize(static_cast<std::size_t>(in->k) * in->n);
-  fill_uniform(in->a, seed, 0, -1.0f, 1.0f);
-  fill_uniform(in->b, seed, 1, -1.0f, 1.0f);
-  in->reference = product_reference(in->a, in->b, in->m, in->n, in->k, seed);
-  return in;
-}
-
 Lesson make_lesson() {
   using namespace std::string_literals;
   Lesson l;
@@ -243,13 +193,12 @@ Lesson make_lesson() {
   l.max_n = 16384;
   l.sweep = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
   l.emulated_max_n = 1024;  // ~10^9 multiply-adds: seconds emulated; more would take minutes
-  l.test_problems = {shape(1, 1, 1),      shape(17, 33, 9), shape(127, 129, 65), shape(1000, 1000, 1000),
-                     shape(2053, 7, 300), shape(0, 5, 3),   shape(4, 6, 0)};
+  l.test_problems = product_test_problems();
   l.test_sizes = {1, 17, 127, 1000};
-  l.problem = problem_of;
-  l.counts = counts_of;
-  l.footprint = footprint_of;
-  l.make_instance = make_instance_of;
+  l.problem = product_problem;
+  l.counts = product_counts;
+  l.footprint = product_footprint;
+  l.make_instance = make_product_instance;
   l.ladder_reference = "cublas";
 
   namespace emu = emulated::matmul;

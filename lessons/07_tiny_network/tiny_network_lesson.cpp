@@ -3,6 +3,7 @@
 #include "07_tiny_network/tiny_network_lesson.hpp"
 
 #include "07_tiny_network/device_steps.hpp"
+#include "07_tiny_network/step_check.hpp"
 #include "07_tiny_network/training.hpp"
 
 #include <cmath>
@@ -26,86 +27,13 @@ using mlp::Layout;
 using mlp::Loss;
 using Span = std::span<const float>;
 
-constexpr float kLearningRate = 0.5f;
-constexpr Loss kLoss = Loss::mse;  // the loss the reference numbers of PyTorch use
+using mlp::batch_of;
+using mlp::check_step;
+using mlp::kLearningRate;
+using mlp::kLoss;
+using mlp::layout_of;
+using mlp::StepInstance;
 constexpr int kFusedThreads = 512;
-
-struct StepInstance : Instance {
-  Layout net;
-  int batch = 0;
-  std::vector<float> x, t, initial;
-  std::vector<double> expected_update;  // lr · gradient in float64
-  double expected_loss = 0;
-  // How much float rounding the step's cancellations magnify (see check_step): the largest
-  // 1 / min(a, 1 − a) over the activations and |y| / |y − t| over the outputs, and
-  // Σ|y − t|·|y| / Σ(y − t)² for the loss.
-  double amplification = 1, loss_amplification = 1;
-};
-
-Layout layout_of(const Problem& p) {
-  std::map<std::string, int> d;
-  for (const auto& [key, value] : p.dims) d[key] = static_cast<int>(value);
-  return Layout{{d["in"], d["hidden"], d["out"]}};
-}
-int batch_of(const Problem& p) {
-  for (const auto& [key, value] : p.dims) {
-    if (key == "batch") return static_cast<int>(value);
-  }
-  return static_cast<int>(p.n);
-}
-
-// The parameters after a step against the float64 step. The gradients are float sums of `batch`
-// terms, and two cancellations magnify rounding: the sigmoid's derivative a (1 − a), whose
-// 1 − a loses relative precision as a nears 1, and the error y − t as y nears t. So the updates
-// (small next to the parameters) must agree in the 2-norm to a relative
-//   10⁻⁴ + 2·batch·2⁻²⁴ + 32·2⁻²⁴·amplification,
-// and the loss, a float sum of batch × outputs positive terms, to
-//   (2·batch·outputs + 4·(inputs + hidden))·2⁻²⁴ + 8·2⁻²⁴·loss_amplification
-// (first-order bounds; the amplifications are measured on the float64 forward pass).
-CheckResult check_step(Span params, float loss, const StepInstance& in, const std::string& what) {
-  CheckResult r;
-  r.checked = params.size() + 1;
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (is_poison(params[i]) || !std::isfinite(params[i])) {
-      r.passed = false;
-      r.mismatches = 1;
-      r.rel_error = std::numeric_limits<double>::infinity();
-      r.message =
-          fmt::format("{}: parameter {} is {}", what, i,
-                      is_poison(params[i]) ? "never written back: is every parameter copied out?" : "not finite");
-      return r;
-    }
-    const double update = static_cast<double>(params[i]) - in.initial[i];
-    diff += (update - in.expected_update[i]) * (update - in.expected_update[i]);
-    norm += in.expected_update[i] * in.expected_update[i];
-  }
-  r.rel_error = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-  const double loss_error = std::abs(loss - in.expected_loss) / std::max(std::abs(in.expected_loss), 1e-30);
-  constexpr double unit = 0x1.0p-24;
-  const double update_bound = 1e-4 + 2.0 * in.batch * unit + 32 * unit * in.amplification;
-  const double loss_bound = (2.0 * in.batch * in.net.outputs() + 4.0 * (in.net.inputs() + in.net.sizes[1])) * unit +
-                            8 * unit * in.loss_amplification;
-  if (r.rel_error > update_bound) {
-    r.passed = false;
-    r.mismatches = 1;
-    // Which half of the step to suspect: a wrong loss means the forward pass already went wrong.
-    const std::string where = loss_error > loss_bound
-                                  ? fmt::format(
-                                        "the loss is wrong too ({:.9g}, expected {:.9g}): look at the forward pass "
-                                        "first",
-                                        loss, in.expected_loss)
-                                  : "the loss is right, so the forward pass is: look at the backward pass";
-    r.message = fmt::format("{}: the parameters' update differs from float64's by {:.3g} (relative, bound {:.3g}); {}",
-                            what, r.rel_error, update_bound, where);
-  } else if (loss_error > loss_bound) {
-    r.passed = false;
-    r.mismatches = 1;
-    r.message = fmt::format("{}: loss {:.9g}, expected {:.9g} (relative error {:.3g} > {:.3g})", what, loss,
-                            in.expected_loss, loss_error, loss_bound);
-  }
-  return r;
-}
 
 std::string name_of(const std::string& variant, Backend backend) {
   return "tiny_network " + variant + " (" + std::string(to_string(backend)) + ")";
@@ -257,35 +185,7 @@ Footprint footprint_of(const Problem& p) {
 }
 
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
-  auto in = std::make_unique<StepInstance>();
-  in->net = layout_of(p);
-  mlp::check_layout(in->net);
-  in->batch = batch_of(p);
-  in->x.resize(static_cast<std::size_t>(in->batch) * in->net.inputs());
-  in->t.resize(static_cast<std::size_t>(in->batch) * in->net.outputs());
-  fill_uniform(in->x, seed, 0, -1.0f, 1.0f);
-  fill_uniform(in->t, seed, 1, 0.0f, 1.0f);
-  in->initial = mlp::initial_parameters(in->net, seed);
-  const std::vector<double> p64(in->initial.begin(), in->initial.end());
-  std::vector<double> grads(p64.size());
-  in->expected_loss = mlp::gradients<double, double>(in->net, p64, in->x, in->t, in->batch, kLoss, grads);
-  mlp::Activations<double> a;
-  mlp::forward<double, double>(in->net, p64, in->x, in->batch, a);
-  for (std::size_t l = 1; l < a.size(); ++l) {
-    for (double v : a[l]) in->amplification = std::max(in->amplification, 1 / std::max(std::min(v, 1 - v), 1e-300));
-  }
-  double spread = 0, squares = 0;
-  for (std::size_t i = 0; i < a.back().size(); ++i) {
-    const double y = a.back()[i], gap = std::abs(y - in->t[i]);
-    in->amplification = std::max(in->amplification, std::abs(y) / std::max(gap, 1e-300));
-    spread += gap * std::abs(y);
-    squares += gap * gap;
-  }
-  in->loss_amplification = squares > 0 ? spread / squares : 1;
-  in->expected_update.resize(grads.size());
-  for (std::size_t i = 0; i < grads.size(); ++i)
-    in->expected_update[i] = -static_cast<double>(kLearningRate) * grads[i];
-  return in;
+  return mlp::make_step_instance(layout_of(p), batch_of(p), seed);
 }
 
 std::optional<std::string> fused_applies(const Problem& p) {

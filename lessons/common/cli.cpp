@@ -39,6 +39,7 @@ struct Options {
   std::optional<int> block;
   std::vector<int> blocks;
   bool thread_map = false;
+  bool timeline = false;
   std::string train;
   std::optional<int> epochs;
   std::vector<std::string> variants{"all"};
@@ -200,6 +201,28 @@ int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_
   return kExitOk;
 }
 
+// One pipeline run recorded on the GPU, beside the serial run (lesson 08); with --json, saved too.
+int print_timeline(const Lesson& lesson, const Selection& selection, const std::string& json, bool gpu_runs) {
+  if (!lesson.timeline) throw UsageError(fmt::format("lesson {} has no timeline (lesson 08 has one)", lesson.id));
+  const std::vector<Problem> problems = selected_problems(lesson, selection);
+  if (problems.size() != 1) throw UsageError("--timeline records one size: --n N or --shape N:CHUNKS:STREAMS");
+  if (!gpu_runs) throw UsageError("--timeline records a run on the GPU: " + device_info().reason);
+  const std::string variant = selection.variants.size() == 1 ? selection.variants.front() : std::string();
+  Timeline t;
+  try {
+    t = lesson.timeline(problems.front(), variant, selection.options.block);
+  } catch (const NotApplicable& e) {
+    throw UsageError(e.what());
+  }
+  fmt::print("{}", format_timeline(t));
+  if (!json.empty()) {
+    std::ofstream file(json);
+    file << timeline_to_json(t);
+    if (!file) throw UsageError("could not write " + json);
+  }
+  return kExitOk;
+}
+
 // A training run (lesson 07): on the one backend asked for, else the GPU where there is one, else
 // the CPU; the variant asked for, else the fastest that fits.
 int print_training(const Lesson& lesson, const Options& o) {
@@ -275,6 +298,7 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
     }
   }
   if (o.thread_map) return print_thread_map(lesson, selection, gpu_runs);
+  if (o.timeline) return print_timeline(lesson, selection, o.json, gpu_runs);
   for (const Problem& p : selected_problems(lesson, selection)) {
     if (auto problem = memory_problem(lesson, p, gpu_runs, emulated_runs, host_available_bytes(),
                                       gpu_runs ? device_free_memory() : 0)) {
@@ -348,7 +372,8 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
   auto* sweep = app.add_flag("--sweep", o.sweep, "Run the lesson's sweep of sizes (see --list)");
   auto* shapes = app.add_option("--shape", o.shapes,
                                 "A problem by its shape where the lesson has one (see --list): lesson 06 "
-                                "NxCxHxW:K:RxS[:pad[:stride]], lesson 07 INxHIDDENxOUT:BATCH; several, comma-separated")
+                                "NxCxHxW:K:RxS[:pad[:stride]], lesson 07 INxHIDDENxOUT:BATCH, lesson 08 "
+                                "N:CHUNKS:STREAMS; several, comma-separated")
                      ->delimiter(',');
   app.get_option("--n")->excludes(sizes)->excludes(sweep)->excludes(shapes);
   sizes->excludes(sweep)->excludes(shapes);
@@ -359,6 +384,9 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
       ->excludes("--block");
   app.add_flag("--thread-map", o.thread_map,
                "Print which block, thread and warp handle each element of a small launch (n <= 4096; lesson 02)");
+  app.add_flag("--timeline", o.timeline,
+               "Record one run of a pipeline variant on the GPU, chunk by chunk, beside the serial run, and "
+               "print it (lesson 08; with --json FILE, saved as JSON for the app)");
   auto* train = app.add_option("--train", o.train,
                                "Train on a dataset (xor, moons, circles, spirals) and print the loss, accuracy "
                                "and decision boundary (lesson 07)");

@@ -12,6 +12,7 @@
 
 #include "common/backend.hpp"
 #include "common/thread_map.hpp"
+#include "common/timeline.hpp"
 #include "common/verify.hpp"
 
 namespace gpulab {
@@ -102,6 +103,9 @@ struct Variant {
   // The learner's own kernel (exercises/): `yours`. Graded by gpulab_grade, not by the lesson's
   // tests; like the planted bugs, "all" leaves it out until it is asked for by name.
   bool exercise = false;
+  // Its arithmetic runs on the tensor cores, where the measured FP32 peak is no ceiling: no
+  // "% of peak" for it (lesson 09 compares it with cuBLAS on the same cores instead).
+  bool tensor_cores = false;
 };
 
 struct Lesson {
@@ -141,6 +145,10 @@ struct Lesson {
   // std::invalid_argument for a request it cannot run.
   std::function<std::string(const std::string& dataset, const std::string& variant, Backend backend, int epochs)>
       train = {};
+  // Optional: one run of a pipeline variant recorded on the GPU, span by span, beside the serial
+  // run of the same work (--timeline and the app's Visualize view, lesson 08). `variant` "": the
+  // lesson's first that has one. Throws NotApplicable for a variant without one.
+  std::function<Timeline(const Problem& problem, const std::string& variant, int block)> timeline = {};
   std::vector<Variant> variants;
 };
 

@@ -52,6 +52,15 @@ std::string dims_text(const Problem& p) {
     return fmt::format("{}x{}x{}x{}→{} {}x{} p{} s{}", d["N"], d["C"], d["H"], d["W"], d["K"], d["R"], d["S"], d["pad"],
                        d["stride"]);
   }
+  // Lesson 08's arrays in chunks over streams: "16777216 in 16 chunks / 4 streams".
+  if (d.size() == 2 && d.count("chunks") && d.count("streams")) {
+    return fmt::format("{} in {} chunks / {} streams", p.n, d["chunks"], d["streams"]);
+  }
+  // A network, its batch per GPU and the GPUs: "784→128→10, batch 128 × 2 GPUs" (0: every GPU).
+  if (d.count("batch") && d.count("hidden") && d.count("gpus")) {
+    return fmt::format("{}→{}→{}, batch {} × {}", d["in"], d["hidden"], d["out"], d["batch"],
+                       d["gpus"] > 0 ? fmt::format("{} GPU{}", d["gpus"], d["gpus"] == 1 ? "" : "s") : "every GPU");
+  }
   // A network and its batch: "2→16→1, batch 64".
   if (d.count("batch") && d.count("hidden")) {
     return fmt::format("{}→{}→{}, batch {}", d["in"], d["hidden"], d["out"], d["batch"]);

@@ -43,7 +43,7 @@ double rate(double amount, const Stats& time, double scale) {
 }
 
 // Turns one measurement into a result row: status, timings, and the rates derived from them.
-void fill_from(Result& r, const Measurement& m, const Counts& counts) {
+void fill_from(Result& r, const Measurement& m, const Counts& counts, bool tensor_cores) {
   if (!m.first_check.passed || !m.final_check.passed) {
     r.status = Status::failed;
     r.message = m.first_check.passed ? "after timing: " + m.final_check.message : m.first_check.message;
@@ -65,7 +65,9 @@ void fill_from(Result& r, const Measurement& m, const Counts& counts) {
   }
   if (r.backend == Backend::gpu) {
     if (const auto peaks = measured_peaks()) {
-      if (compute_bound(counts) && peaks->fp32_gflops > 0) {
+      if (tensor_cores) {
+        // The FP32 peak is no ceiling for the tensor cores: the lesson compares with its library instead.
+      } else if (compute_bound(counts) && peaks->fp32_gflops > 0) {
         r.percent_of_fp32_peak = 100.0 * r.gflops / peaks->fp32_gflops;
       } else if (!compute_bound(counts) && peaks->copy_gbps > 0) {
         r.percent_of_peak = 100.0 * r.gbps / peaks->copy_gbps;
@@ -169,7 +171,7 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
           r.block = run->block();
           r.occupancy = run->occupancy();
           fill_from(r, measure(*run, backend, options, callbacks.cancelled),
-                    v->counts ? v->counts(problem) : lesson_counts);
+                    v->counts ? v->counts(problem) : lesson_counts, v->tensor_cores);
           if (r.status == Status::passed && r.message.empty()) r.message = run->note();
         } catch (const NotApplicable& e) {
           r.status = Status::skipped;

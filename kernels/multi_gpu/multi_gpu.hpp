@@ -1,0 +1,76 @@
+#pragma once
+// Lesson 10: lesson 07's network trained on several GPUs of one machine (GPU builds only).
+//
+//   DataParallel   every GPU holds all the parameters and takes its share of each batch; after
+//                  the backward pass the gradients are averaged over the GPUs (NCCL all-reduce),
+//                  so every GPU makes the same update and the copies stay identical
+//   ModelParallel  the layers are split over the GPUs; activations travel forward from GPU to
+//                  GPU and deltas travel back
+//
+// Host spans are host memory. step() queues the work on every GPU and makes GPU 0's default
+// stream wait for all of it, so CUDA events there time the step; it leaves GPU 0 current.
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "mlp/mlp.hpp"
+
+namespace gpulab::gpu::multi_gpu {
+
+using gpulab::mlp::GemmFunction;
+using gpulab::mlp::Layout;
+using gpulab::mlp::Loss;
+
+// The GPUs this process sees (0 without a driver or a GPU).
+int visible_gpus();
+
+class DataParallel {
+ public:
+  // `batch` examples per GPU; `gemm` null: the lesson's GEMM kernel, else e.g. cuBLAS's. With one
+  // GPU there is nothing to average and NCCL is not needed. `graph`: each GPU's part of the step
+  // (its kernels, its share of the all-reduce, its update) is captured once in a CUDA graph and
+  // launched as one, so the host issues 1 call per GPU instead of about 15.
+  DataParallel(const Layout& net, int gpus, int batch, GemmFunction gemm, bool graph = false);
+  ~DataParallel();
+  DataParallel(const DataParallel&) = delete;
+  DataParallel& operator=(const DataParallel&) = delete;
+
+  int gpus() const;
+  void set_parameters(std::span<const float> params);  // the same on every GPU
+  // gpus × batch examples: GPU g takes rows g·batch … (g + 1)·batch − 1 of x and t.
+  void set_batch(std::span<const float> x, std::span<const float> t);
+  void step(float lr, Loss loss);
+  void parameters(int gpu, std::span<float> out) const;  // waits for the step
+  float loss() const;                                    // the mean over all GPUs' examples
+
+ private:
+  struct Replicas;
+  void queue(float lr, Loss loss);
+  void capture(float lr, Loss loss);
+  std::unique_ptr<Replicas> r_;
+};
+
+class ModelParallel {
+ public:
+  // Layer l on GPU l · used / layers, used = min(gpus, layers): contiguous layers share a GPU.
+  ModelParallel(const Layout& net, int gpus, int batch, GemmFunction gemm);
+  ~ModelParallel();
+  ModelParallel(const ModelParallel&) = delete;
+  ModelParallel& operator=(const ModelParallel&) = delete;
+
+  int gpus_used() const;
+  int device_of_layer(int l) const;
+  void set_parameters(std::span<const float> params);  // each layer's to its GPU
+  void set_batch(std::span<const float> x, std::span<const float> t);
+  void step(float lr, Loss loss);
+  void parameters(std::span<float> out) const;  // gathered into the flat layout; waits
+  float loss() const;
+
+ private:
+  struct Stages;
+  std::unique_ptr<Stages> s_;
+};
+
+}  // namespace gpulab::gpu::multi_gpu

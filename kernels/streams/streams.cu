@@ -1,0 +1,307 @@
+// Lesson 08: streams, asynchronous copies, CUDA graphs and stream-ordered memory (GPU only: the
+// emulator runs kernels, not copy engines).
+//
+//   compute      the two kernels, on a stream of the caller's
+//   Pipeline     chunks of the arrays over several streams: copy in → kernel → copy out each, so
+//                the copy engines and the multiprocessors work at the same time on different chunks
+//   run_graph    the same operations captured once in a CUDA graph
+//   RunMemory    cudaMalloc/cudaFree against cudaMallocAsync/cudaFreeAsync from a memory pool
+//
+// Run them: lesson08_streams --n 67108864 --variant all
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "common/target.cuh"
+#include "streams/streams.hpp"
+
+namespace gpulab::gpu::streams {
+
+namespace {
+
+// ---------------------------------------------------------------- kernels
+
+// Grid-stride loops as in lessons 01 and 04: one thread per element of a chunk, any size.
+__global__ void add_kernel(const float* a, const float* b, float* c, std::size_t n) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) c[i] = a[i] + b[i];
+}
+
+__global__ void sigmoid_kernel(const float* x, float* y, std::size_t n) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    y[i] = 1.0f / (1.0f + expf(-x[i]));
+  }
+}
+
+cudaEvent_t new_event(bool timed) {
+  cudaEvent_t e = nullptr;
+  GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&e, timed ? cudaEventDefault : cudaEventDisableTiming));
+  return e;
+}
+
+}  // namespace
+
+const char* to_string(Span::Engine e) {
+  switch (e) {
+    case Span::Engine::copy_in:
+      return "copy in";
+    case Span::Engine::kernel:
+      return "kernel";
+    case Span::Engine::copy_out:
+      return "copy out";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------- launchers
+
+void compute(Work work, const float* a, const float* b, float* out, std::size_t n, int block, cudaStream_t stream) {
+  if (n == 0) return;
+  const LaunchConfig config{dim3(grid_to_fill(n, block)), dim3(static_cast<unsigned>(block)), 0, stream};
+  if (work == Work::add) {
+    GPULAB_LAUNCH(add_kernel, config, a, b, out, n);
+  } else {
+    GPULAB_LAUNCH(sigmoid_kernel, config, a, out, n);
+  }
+}
+
+// ---------------------------------------------------------------- the pipeline
+
+Pipeline::Pipeline(int streams, int chunks) : chunks_(chunks) {
+  if (streams < 1 || streams > 64 || chunks < 1 || chunks > 4096) {
+    throw std::invalid_argument("streams: 1 to 64 streams and 1 to 4096 chunks (asked for " + std::to_string(streams) +
+                                " and " + std::to_string(chunks) + ")");
+  }
+  fork_ = new_event(false);
+  for (int s = 0; s < streams; ++s) {
+    cudaStream_t stream = nullptr;
+    // Non-blocking: these streams do not wait for the legacy default stream, nor it for them,
+    // unless told to (the fork and join events); that is also what lets a graph capture them.
+    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    streams_.push_back(stream);
+    joins_.push_back(new_event(false));
+  }
+}
+
+Pipeline::~Pipeline() {
+  release_graph();
+  for (cudaEvent_t e : marks_) cudaEventDestroy(e);
+  for (cudaEvent_t e : joins_) cudaEventDestroy(e);
+  for (cudaStream_t s : streams_) cudaStreamDestroy(s);
+  if (fork_ != nullptr) cudaEventDestroy(fork_);
+}
+
+void Pipeline::release_graph() {
+  if (graph_ != nullptr) cudaGraphExecDestroy(graph_);
+  graph_ = nullptr;
+}
+
+// [snippet:pipeline]
+// Chunk c goes to stream c % streams. Within a stream the three operations of a chunk run in
+// order; between streams nothing orders them, so while stream 1 copies chunk 1 in, stream 0's
+// kernel can run on chunk 0 and, later, stream 2's copy out of chunk 2 can run beside both: the
+// GPU has a copy engine each way, and kernels run on the multiprocessors. The host memory must be
+// pinned, or cudaMemcpyAsync goes through a staging copy and does not overlap.
+void Pipeline::queue(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record) {
+  const std::size_t n = host.out.size();
+  const std::size_t chunk = (n + static_cast<std::size_t>(chunks_) - 1) / static_cast<std::size_t>(chunks_);
+  recorded_.clear();
+  std::size_t mark = 0;
+  auto stamp = [&](cudaStream_t stream) {  // an event between two operations, for the timeline
+    if (!record) return;
+    while (marks_.size() <= mark) marks_.push_back(new_event(true));
+    GPULAB_CUDA_CHECK(cudaEventRecord(marks_[mark++], stream));
+  };
+  for (int c = 0; c < chunks_; ++c) {
+    const std::size_t first = static_cast<std::size_t>(c) * chunk;
+    if (first >= n) break;
+    const std::size_t count = std::min(chunk, n - first), bytes = count * sizeof(float);
+    const int s = c % streams();
+    cudaStream_t stream = streams_[static_cast<std::size_t>(s)];
+    stamp(stream);
+    GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a + first, host.a.data() + first, bytes, cudaMemcpyHostToDevice, stream));
+    if (work == Work::add) {
+      GPULAB_CUDA_CHECK(
+          cudaMemcpyAsync(device.b + first, host.b.data() + first, bytes, cudaMemcpyHostToDevice, stream));
+    }
+    stamp(stream);
+    compute(work, device.a + first, work == Work::add ? device.b + first : nullptr, device.out + first, count, block,
+            stream);
+    stamp(stream);
+    GPULAB_CUDA_CHECK(
+        cudaMemcpyAsync(host.out.data() + first, device.out + first, bytes, cudaMemcpyDeviceToHost, stream));
+    stamp(stream);
+    if (record) {
+      for (auto engine : {Span::Engine::copy_in, Span::Engine::kernel, Span::Engine::copy_out}) {
+        recorded_.push_back({s, c, engine});
+      }
+    }
+  }
+}
+// [/snippet]
+
+void Pipeline::run(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record) {
+  // The streams start after what the default stream holds, and it continues after all of them.
+  GPULAB_CUDA_CHECK(cudaEventRecord(fork_, cudaStreamLegacy));
+  for (cudaStream_t s : streams_) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(s, fork_));
+  queue(work, host, device, block, record);
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
+    GPULAB_CUDA_CHECK(cudaEventRecord(joins_[s], streams_[s]));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, joins_[s]));
+  }
+}
+
+// [snippet:graph]
+// Capturing records each call on the captured streams as a node of a graph instead of running it;
+// the fork and join events bring the other streams into the capture of the first. The captured
+// graph holds the pointers and sizes, so new arrays mean a new capture.
+void Pipeline::run_graph(Work work, const HostArrays& host, const DeviceArrays& device, int block) {
+  const void* key[3] = {host.out.data(), device.out, host.a.data()};
+  if (graph_ == nullptr || work != graph_work_ || !std::equal(key, key + 3, graph_key_)) {
+    release_graph();
+    cudaStream_t origin = streams_.front();
+    GPULAB_CUDA_CHECK(cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t graph = nullptr;
+    try {
+      GPULAB_CUDA_CHECK(cudaEventRecord(fork_, origin));
+      for (std::size_t s = 1; s < streams_.size(); ++s) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_[s], fork_));
+      queue(work, host, device, block, false);
+      for (std::size_t s = 1; s < streams_.size(); ++s) {
+        GPULAB_CUDA_CHECK(cudaEventRecord(joins_[s], streams_[s]));
+        GPULAB_CUDA_CHECK(cudaStreamWaitEvent(origin, joins_[s]));
+      }
+    } catch (...) {
+      cudaStreamEndCapture(origin, &graph);  // leave the stream usable; the error goes on
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      throw;
+    }
+    GPULAB_CUDA_CHECK(cudaStreamEndCapture(origin, &graph));
+    const cudaError_t made = cudaGraphInstantiate(&graph_, graph, 0);
+    cudaGraphDestroy(graph);
+    GPULAB_CUDA_CHECK(made);
+    std::copy(key, key + 3, graph_key_);
+    graph_work_ = work;
+  }
+  GPULAB_CUDA_CHECK(cudaEventRecord(fork_, cudaStreamLegacy));
+  GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_.front(), fork_));
+  GPULAB_CUDA_CHECK(cudaGraphLaunch(graph_, streams_.front()));
+  GPULAB_CUDA_CHECK(cudaEventRecord(joins_.front(), streams_.front()));
+  GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, joins_.front()));
+}
+// [/snippet]
+
+std::vector<Span> Pipeline::timeline() const {
+  std::vector<Span> spans = recorded_;
+  if (spans.empty()) return spans;
+  for (cudaStream_t s : streams_) GPULAB_CUDA_CHECK(cudaStreamSynchronize(s));
+  // Each chunk stamped 4 events: before copy in, between copy in and kernel, between kernel and
+  // copy out, after copy out. Times from chunk 0's first; another stream may have started a
+  // little earlier, so the earliest start becomes 0.
+  double earliest = 0;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const std::size_t base = i / 3 * 4 + i % 3;
+    float start = 0, end = 0;
+    GPULAB_CUDA_CHECK(cudaEventElapsedTime(&start, marks_[0], marks_[base]));
+    GPULAB_CUDA_CHECK(cudaEventElapsedTime(&end, marks_[0], marks_[base + 1]));
+    spans[i].start_ms = start;
+    spans[i].end_ms = end;
+    earliest = std::min(earliest, spans[i].start_ms);
+  }
+  for (Span& span : spans) {
+    span.start_ms -= earliest;
+    span.end_ms -= earliest;
+  }
+  return spans;
+}
+
+void serial_run(Work work, const HostArrays& host, const DeviceArrays& device, int block, cudaStream_t stream) {
+  const std::size_t n = host.out.size(), bytes = n * sizeof(float);
+  GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, stream));
+  if (work == Work::add) {
+    GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, stream));
+  }
+  compute(work, device.a, device.b, device.out, n, block, stream);
+  GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, stream));
+}
+
+std::vector<Span> record_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block) {
+  const std::size_t n = host.out.size(), bytes = n * sizeof(float);
+  cudaEvent_t marks[4];
+  for (cudaEvent_t& e : marks) e = new_event(true);
+  std::vector<Span> spans;
+  try {
+    GPULAB_CUDA_CHECK(cudaEventRecord(marks[0], cudaStreamLegacy));
+    GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, cudaStreamLegacy));
+    if (work == Work::add) {
+      GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, cudaStreamLegacy));
+    }
+    GPULAB_CUDA_CHECK(cudaEventRecord(marks[1], cudaStreamLegacy));
+    compute(work, device.a, device.b, device.out, n, block, cudaStreamLegacy);
+    GPULAB_CUDA_CHECK(cudaEventRecord(marks[2], cudaStreamLegacy));
+    GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    GPULAB_CUDA_CHECK(cudaEventRecord(marks[3], cudaStreamLegacy));
+    GPULAB_CUDA_CHECK(cudaEventSynchronize(marks[3]));
+    const Span::Engine engines[3] = {Span::Engine::copy_in, Span::Engine::kernel, Span::Engine::copy_out};
+    for (int i = 0; i < 3; ++i) {
+      float start = 0, end = 0;
+      GPULAB_CUDA_CHECK(cudaEventElapsedTime(&start, marks[0], marks[i]));
+      GPULAB_CUDA_CHECK(cudaEventElapsedTime(&end, marks[0], marks[i + 1]));
+      spans.push_back({-1, 0, engines[i], start, end});
+    }
+  } catch (...) {
+    for (cudaEvent_t e : marks) cudaEventDestroy(e);
+    throw;
+  }
+  for (cudaEvent_t e : marks) cudaEventDestroy(e);
+  return spans;
+}
+
+// ---------------------------------------------------------------- memory per run
+
+RunMemory::RunMemory(Kind kind) : kind_(kind) {
+  if (kind_ != Kind::pool) return;
+  // [snippet:pool]
+  // By default a pool hands freed memory back to the system at the next synchronisation; a
+  // release threshold of "everything" keeps it, so the next run's cudaMallocAsync is a lookup.
+  int device = 0;
+  GPULAB_CUDA_CHECK(cudaGetDevice(&device));
+  cudaMemPool_t pool = nullptr;
+  GPULAB_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+  GPULAB_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  // [/snippet]
+}
+
+DeviceArrays RunMemory::take(std::size_t n, bool two_inputs) {
+  DeviceArrays d;
+  const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(float);
+  for (float** p : {&d.a, &d.b, &d.out}) {
+    if (p == &d.b && !two_inputs) continue;
+    void* memory = nullptr;
+    if (kind_ == Kind::malloc) {
+      GPULAB_CUDA_CHECK(cudaMalloc(&memory, bytes));
+    } else {
+      GPULAB_CUDA_CHECK(cudaMallocAsync(&memory, bytes, cudaStreamLegacy));  // in stream order
+    }
+    *p = static_cast<float*>(memory);
+  }
+  return d;
+}
+
+void RunMemory::give_back(const DeviceArrays& arrays) {
+  for (float* p : {arrays.a, arrays.b, arrays.out}) {
+    if (p == nullptr) continue;
+    if (kind_ == Kind::malloc) {
+      GPULAB_CUDA_CHECK(cudaFree(p));
+    } else {
+      GPULAB_CUDA_CHECK(cudaFreeAsync(p, cudaStreamLegacy));
+    }
+  }
+}
+
+}  // namespace gpulab::gpu::streams

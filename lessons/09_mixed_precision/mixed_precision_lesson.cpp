@@ -1,0 +1,353 @@
+// Lesson 09, mixed precision: the workload, its variants and how each is checked. Square n × n
+// products as in lesson 05, with the inputs stored in 16 bits; every result is checked against the
+// float64 product of the FP32 inputs, with a bound that adds the rounding of the inputs to the
+// rounding of the sum, and the error each format leaves is reported beside its speed.
+#include "09_mixed_precision/mixed_precision_lesson.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+#include "05_matmul/matmul_check.hpp"
+#include "05_matmul/matmul_problem.hpp"
+#include "common/random.hpp"
+#include "common/targets.hpp"
+#include "matmul/matmul.hpp"
+#include "mixed/mixed.hpp"
+#include "mixed/mixed_training.hpp"
+#include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_data.hpp"
+#if GPULAB_HAVE_CUDA
+#include "matmul/matmul_cublas.hpp"
+#include "mixed/mixed_gpu.hpp"
+#endif
+
+namespace gpulab {
+
+namespace {
+
+namespace mx = mixed;
+
+// The relative rounding error of what a variant stores or multiplies: 0 for FP32.
+enum class Format { fp32, tf32, fp16, bf16 };
+double roundoff(Format f) {
+  switch (f) {
+    case Format::fp32:
+      return 0;
+    case Format::tf32:
+      return std::ldexp(1.0, -11);
+    case Format::fp16:
+      return mx::unit_roundoff(mx::Storage::fp16);
+    case Format::bf16:
+      return mx::unit_roundoff(mx::Storage::bf16);
+  }
+  return 0;
+}
+
+std::string name_of(const std::string& variant, Backend backend) {
+  return "mixed precision " + variant + " (" + std::string(to_string(backend)) + ")";
+}
+
+CheckResult check(std::span<const float> c, const ProductInstance& in, const std::string& what, Format format) {
+  return check_product(c, in.reference, what, input_rounding_scale(in.k, roundoff(format)));
+}
+
+// ---- the CPU: OpenBLAS on the inputs as they are, or as a 16-bit format would store them
+
+class CpuRun : public Run {
+ public:
+  CpuRun(const ProductInstance& in, std::string name, Format format)
+      : in_(in), name_(std::move(name)), format_(format) {
+    a_ = in.a;
+    b_ = in.b;
+    float (*round)(float) = format == Format::fp16 ? mx::round_to_fp16 : mx::round_to_bf16;
+    if (format != Format::fp32) {
+      std::transform(a_.begin(), a_.end(), a_.begin(), round);
+      std::transform(b_.begin(), b_.end(), b_.begin(), round);
+    }
+    c_.resize(static_cast<std::size_t>(in.m) * in.n);
+  }
+  void poison() override { gpulab::poison(c_); }
+  void compute() override { matmul::cpu_openblas(a_, b_, c_, in_.m, in_.n, in_.k); }
+  CheckResult check() const override { return gpulab::check(c_, in_, name_of(name_, Backend::cpu), format_); }
+
+ private:
+  const ProductInstance& in_;
+  std::string name_;
+  Format format_;
+  std::vector<float> a_, b_, c_;
+};
+
+RunFactory cpu(const std::string& name, Format format) {
+  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    return std::make_unique<CpuRun>(in, name, format);
+  });
+}
+
+#if GPULAB_HAVE_CUDA
+// ---- the GPU: A and B stored as `Element` (float, or the bit patterns of a 16-bit format),
+// converted on the host once, outside every timer; so a 16-bit format also halves the upload.
+template <typename Element>
+using GemmOn = std::function<void(const Element* a, const Element* b, float* c, int m, int n, int k)>;
+
+template <typename Element>
+class GpuRun : public Run {
+ public:
+  GpuRun(const ProductInstance& in, std::string name, Format format, GemmOn<Element> gemm)
+      : in_(in),
+        name_(std::move(name)),
+        format_(format),
+        gemm_(std::move(gemm)),
+        host_a_(in.a.size(), "A (host)"),
+        host_b_(in.b.size(), "B (host)"),
+        host_c_(static_cast<std::size_t>(in.m) * in.n, "C (host)"),
+        a_(in.a.size(), "A"),
+        b_(in.b.size(), "B"),
+        c_(host_c_.size(), "C") {
+    convert(in.a, host_a_.span());
+    convert(in.b, host_b_.span());
+  }
+  void poison() override {
+    c_.fill_bytes(kPoisonByte);
+    gpulab::poison(host_c_.span());
+  }
+  void upload() override {
+    a_.copy_from(host_a_.span());
+    b_.copy_from(host_b_.span());
+  }
+  void compute() override { gemm_(a_.data(), b_.data(), c_.data(), in_.m, in_.n, in_.k); }
+  void download() override { c_.copy_to(host_c_.span()); }
+  CheckResult check() const override {
+    return gpulab::check(host_c_.span(), in_, name_of(name_, Backend::gpu), format_);
+  }
+
+ private:
+  void convert(const std::vector<float>& from, std::span<Element> to) const {
+    if constexpr (std::is_same_v<Element, float>) {
+      std::copy(from.begin(), from.end(), to.begin());
+    } else {
+      std::transform(from.begin(), from.end(), to.begin(), format_ == Format::fp16 ? mx::fp16_bits : mx::bf16_bits);
+    }
+  }
+
+  const ProductInstance& in_;
+  std::string name_;
+  Format format_;
+  GemmOn<Element> gemm_;
+  gpu::HostBuffer<Element> host_a_, host_b_;
+  gpu::HostBuffer<float> host_c_;
+  gpu::DeviceBuffer<Element> a_, b_;
+  gpu::DeviceBuffer<float> c_;
+};
+
+template <typename Element>
+RunFactory gpu_run(const std::string& name, Format format, GemmOn<Element> gemm) {
+  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    const auto s = format == Format::bf16 ? mx::Storage::bf16 : mx::Storage::fp16;
+    if ((format == Format::fp16 || format == Format::bf16) && !gpu::mixed::tensor_cores_take(s)) {
+      throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
+                          " (compute capability 8.0 or newer does)");
+    }
+    return std::make_unique<GpuRun<Element>>(in, name, format, gemm);
+  });
+}
+#endif
+
+using Backends = std::vector<std::pair<Backend, RunFactory>>;
+
+// A GPU variant: its run where the GPU backend is built, and the reason it is not emulated.
+Backends gpu_only([[maybe_unused]] const std::function<RunFactory()>& make, const std::string& needs) {
+  Backends backends;
+#if GPULAB_HAVE_CUDA
+  backends.emplace_back(Backend::gpu, make());
+#endif
+  backends.emplace_back(Backend::emulated, not_emulated(needs));
+  return backends;
+}
+
+#if GPULAB_HAVE_CUDA
+using Bits = std::uint16_t;
+GemmOn<Bits> ours(void (*gemm)(mx::Storage, const Bits*, const Bits*, float*, int, int, int), mx::Storage s) {
+  return [gemm, s](const Bits* a, const Bits* b, float* c, int m, int n, int k) { gemm(s, a, b, c, m, n, k); };
+}
+template <typename Element>
+GemmOn<Element> library(gpu::matmul::TensorInputs inputs) {
+  return [inputs](const Element* a, const Element* b, float* c, int m, int n, int k) {
+    gpu::matmul::cublas_tensor(inputs, a, b, c, m, n, k);
+  };
+}
+GemmOn<float> fp32(void (*gemm)(std::span<const float>, std::span<const float>, std::span<float>, int, int, int)) {
+  return [gemm](const float* a, const float* b, float* c, int m, int n, int k) {
+    const auto size = [](int rows, int cols) {
+      return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    };
+    gemm({a, size(m, k)}, {b, size(k, n)}, {c, size(m, n)}, m, n, k);
+  };
+}
+#define GPULAB_GPU(make) [] { return make; }
+#else
+#define GPULAB_GPU(make) [] { return RunFactory(); }
+#endif
+
+// A 16-bit variant moves half of A's and B's bytes.
+Counts half_counts(const Problem& p) {
+  const double m = product_dim(p, "m"), n = product_dim(p, "n"), k = product_dim(p, "k");
+  return {2 * m * n * k, 2 * (m * k + k * n) + 4 * m * n, 2 * (m * k + k * n), 4 * m * n};
+}
+
+std::optional<std::string> multiples_of_16(const Problem& p) {
+  if (product_dim(p, "m") % 16 == 0 && product_dim(p, "n") % 16 == 0 && product_dim(p, "k") % 16 == 0)
+    return std::nullopt;
+  return "wmma_simple loads whole 16 × 16 fragments: m, n and k must be multiples of 16 (wmma_tiled takes any)";
+}
+
+Variant variant(std::string name, std::string description, Backends backends, bool half = false) {
+  Variant v{std::move(name), std::move(description), std::move(backends)};
+  if (half) v.counts = half_counts;
+  return v;
+}
+
+// ---- training in mixed precision (on the CPU, FP16 storage emulated by rounding)
+
+std::string train_report(const std::string& dataset_name, const std::string& variant, Backend backend, int epochs) {
+  const auto dataset = mlp::parse_dataset(dataset_name);
+  if (!dataset) throw std::invalid_argument("unknown dataset '" + dataset_name + "' (xor, moons, circles, spirals)");
+  if (!variant.empty()) throw std::invalid_argument("lesson 09 trains all three ways at once: no --variant");
+  if (backend != Backend::cpu) {
+    throw std::invalid_argument("lesson 09's training emulates FP16 storage on the CPU: --backend cpu");
+  }
+  // A large full batch: the mean over 32768 examples makes each example's delta tiny, which is
+  // where FP16's range runs out.
+  constexpr int kPoints = 16384;
+  constexpr float kRate = 8.0f;
+  const int steps = epochs > 0 ? epochs : 400;
+  const mlp::Layout net{{2, 16, 16, 1}};  // three layers: deltas shrink on the way back
+  const mlp::Data data = mlp::make_dataset(*dataset, kPoints, 11);
+  const mx::Precision ways[3] = {mx::Precision::fp32, mx::Precision::fp16, mx::Precision::fp16_scaled};
+  std::vector<std::vector<float>> params(3, mlp::initial_parameters(net, 11));
+  mx::LossScale scales[3];
+  double underflow[3] = {0, 0, 0};
+  int skipped = 0;
+  std::string out = fmt::format(
+      "Lesson 09: {} ({} points, one full batch per step) on {}, MSE, lr {}; FP16 storage emulated on the CPU "
+      "(every activation, delta, weight copy and gradient rounded to FP16; sums and master weights in FP32)\n\n"
+      "{:>6} {:>12} {:>12} {:>12} {:>10} {:>18}\n",
+      dataset_name, kPoints, mlp::to_string(net), kRate, "step", "FP32", "FP16", "FP16 scaled", "scale",
+      "deltas lost (FP16)");
+  for (int step = 1; step <= steps; ++step) {
+    mx::MixedStep r[3];
+    for (int w = 0; w < 3; ++w) {
+      r[w] =
+          mx::mixed_step(net, params[static_cast<std::size_t>(w)], data.x, data.y, kPoints, kRate, ways[w], scales[w]);
+      underflow[w] = std::max(underflow[w], r[w].underflow);
+    }
+    skipped += r[2].skipped ? 1 : 0;
+    if (step == 1 || step % std::max(1, steps / 10) == 0) {
+      out += fmt::format("{:>6} {:>12.6f} {:>12.6f} {:>12.6f} {:>10g} {:>17.1f}%\n", step, r[0].loss, r[1].loss,
+                         r[2].loss, r[2].scale, 100 * r[1].underflow);
+    }
+  }
+  auto accuracy = [&](const std::vector<float>& p) {
+    int right = 0;
+    for (int e = 0; e < kPoints; ++e) {
+      float y = 0;
+      mlp::Activations<float> a;
+      mlp::forward<float, float>(net, p, std::span<const float>(data.x).subspan(static_cast<std::size_t>(e) * 2, 2), 1,
+                                 a);
+      y = a.back()[0];
+      right += (y > 0.5f) == (data.y[static_cast<std::size_t>(e)] > 0.5f) ? 1 : 0;
+    }
+    return 100.0 * right / kPoints;
+  };
+  out += fmt::format(
+      "\naccuracy: FP32 {:.1f} %, FP16 {:.1f} %, FP16 with loss scaling {:.1f} %\n"
+      "Without scaling, up to {:.0f} % of the non-zero deltas of a step rounded to 0 in FP16 (below 2^-24 ≈ 6e-8) "
+      "and more lost most of their digits (subnormals): those examples stop teaching the network. Scaling the loss "
+      "by {:g} moves the deltas into FP16's range (at most {:.1f} % lost); the gradients are divided by the scale "
+      "again in FP32 before the update. {} step(s) overflowed and were skipped while the scale adapted.\n",
+      accuracy(params[0]), accuracy(params[1]), accuracy(params[2]), 100 * underflow[1], scales[2].scale,
+      100 * underflow[2], skipped);
+  return out;
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "09";
+  l.name = "mixed_precision";
+  l.title = "Mixed precision and tensor cores";
+  l.summary = "FP16 and BF16 storage with FP32 sums: WMMA tensor-core kernels, cuBLAS FP16/BF16/TF32, and their error";
+  l.text_file = "docs/lessons/09-mixed-precision.md";
+  l.source_file = "kernels/mixed/wmma_gemm.cu";
+  l.size_help = "n for n × n matrices (m = n = k)";
+  l.default_n = 2048;
+  l.max_n = 16384;
+  l.sweep = {128, 256, 512, 1024, 2048, 4096, 8192};
+  l.emulated_max_n = 512;
+  l.test_problems = product_test_problems();
+  l.test_problems.push_back(product_shape(128, 256, 64));  // whole fragments, for wmma_simple
+  l.test_sizes = {1, 17, 128, 1000};
+  l.problem = product_problem;
+  l.counts = product_counts;
+  l.footprint = product_footprint;
+  l.make_instance = make_product_instance;
+  l.ladder_reference = "cublas_fp16";
+  l.train = train_report;
+  const bool half = true;
+  l.variants = {
+      variant("openblas", "OpenBLAS sgemm in FP32: the CPU library", {{Backend::cpu, cpu("openblas", Format::fp32)}}),
+      variant("openblas_fp16_inputs", "OpenBLAS on the inputs rounded to FP16: the error FP16 storage costs, on a CPU",
+              {{Backend::cpu, cpu("openblas_fp16_inputs", Format::fp16)}}),
+      variant("openblas_bf16_inputs", "OpenBLAS on the inputs rounded to BF16: 3 bits less than FP16, float's range",
+              {{Backend::cpu, cpu("openblas_bf16_inputs", Format::bf16)}}),
+      variant("warp_tiled_fp32", "Lesson 05's fastest FP32 kernel (warp tiles), on the CUDA cores",
+              gpu_only(GPULAB_GPU(gpu_run<float>("warp_tiled_fp32", Format::fp32, fp32(gpu::matmul::warp_tiled))),
+                       "lesson 05 (run it there emulated)")),
+      variant("cublas_fp32", "cuBLAS in FP32 on the CUDA cores (no tensor cores)",
+              gpu_only(GPULAB_GPU(gpu_run<float>("cublas_fp32", Format::fp32, fp32(gpu::matmul::cublas))), "cuBLAS")),
+      variant("cublas_tf32", "cuBLAS, FP32 inputs read as TF32 (10-bit fraction) by the tensor cores",
+              gpu_only(GPULAB_GPU(gpu_run<float>("cublas_tf32", Format::tf32,
+                                                 library<float>(gpu::matmul::TensorInputs::tf32))),
+                       "cuBLAS and tensor cores")),
+      variant("wmma_simple", "FP16 in, FP32 sums: one warp per 16 × 16 tile of C, fragments from global memory",
+              gpu_only(GPULAB_GPU(gpu_run<Bits>("wmma_simple", Format::fp16,
+                                                ours(gpu::mixed::wmma_simple, mx::Storage::fp16))),
+                       "tensor cores"),
+              half),
+      variant("wmma_fp16", "FP16 in, FP32 sums: 128 × 128 block tiles through shared memory, async copies ahead",
+              gpu_only(
+                  GPULAB_GPU(gpu_run<Bits>("wmma_fp16", Format::fp16, ours(gpu::mixed::wmma_tiled, mx::Storage::fp16))),
+                  "tensor cores"),
+              half),
+      variant("wmma_bf16", "The same kernel with BF16 inputs",
+              gpu_only(
+                  GPULAB_GPU(gpu_run<Bits>("wmma_bf16", Format::bf16, ours(gpu::mixed::wmma_tiled, mx::Storage::bf16))),
+                  "tensor cores"),
+              half),
+      variant("cublas_fp16", "cuBLAS with FP16 inputs and FP32 sums: the tensor cores' library speed",
+              gpu_only(GPULAB_GPU(
+                           gpu_run<Bits>("cublas_fp16", Format::fp16, library<Bits>(gpu::matmul::TensorInputs::fp16))),
+                       "cuBLAS and tensor cores"),
+              half),
+      variant("cublas_bf16", "cuBLAS with BF16 inputs and FP32 sums",
+              gpu_only(GPULAB_GPU(
+                           gpu_run<Bits>("cublas_bf16", Format::bf16, library<Bits>(gpu::matmul::TensorInputs::bf16))),
+                       "cuBLAS and tensor cores"),
+              half),
+  };
+  for (Variant& v : l.variants) {
+    v.tensor_cores = v.name.starts_with("wmma") || (v.name.starts_with("cublas_") && v.name != "cublas_fp32");
+    if (v.name == "wmma_simple") v.applies = multiples_of_16;
+    if (v.name.starts_with("openblas")) v.slow_after_n = 8192;
+  }
+  return l;
+}
+
+}  // namespace
+
+const Lesson& mixed_precision_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab

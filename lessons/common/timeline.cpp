@@ -1,0 +1,112 @@
+#include "common/timeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace gpulab {
+
+namespace {
+
+double end_of(const Timeline& t, bool serial) {
+  double end = 0;
+  for (const TimelineSpan& s : t.spans) {
+    if ((s.stream < 0) == serial) end = std::max(end, s.end_ms);
+  }
+  return end;
+}
+
+char letter(const std::string& engine) { return engine == "copy in" ? '>' : engine == "kernel" ? '#' : '<'; }
+
+}  // namespace
+
+double Timeline::serial_ms() const { return end_of(*this, true); }
+double Timeline::overlapped_ms() const { return end_of(*this, false); }
+
+std::string format_timeline(const Timeline& t) {
+  std::string out =
+      fmt::format("{} on {}: n = {}, {} chunks over {} streams\n", t.variant, t.device, t.n, t.chunks, t.streams);
+  if (t.serial_ms() > 0) {
+    out += fmt::format("serial copy in, kernel, copy out: {:.3f} ms; overlapped: {:.3f} ms ({:.2f}x)\n", t.serial_ms(),
+                       t.overlapped_ms(), t.overlapped_ms() > 0 ? t.serial_ms() / t.overlapped_ms() : 0.0);
+  }
+  out += fmt::format("\n{:<8} {:>5}  {:<8} {:>10} {:>10}\n", "stream", "chunk", "engine", "start ms", "end ms");
+  for (const TimelineSpan& s : t.spans) {
+    out += fmt::format("{:<8} {:>5}  {:<8} {:>10.3f} {:>10.3f}\n", s.stream < 0 ? "serial" : std::to_string(s.stream),
+                       s.chunk, s.engine, s.start_ms, s.end_ms);
+  }
+  // The lanes: 100 columns for the longer of the two runs; > copy in, # kernel, < copy out.
+  const double length = std::max(t.serial_ms(), t.overlapped_ms());
+  if (length <= 0) return out;
+  constexpr int kColumns = 100;
+  out += fmt::format("\nlanes ({:.3f} ms across; > copy in, # kernel, < copy out):\n", length);
+  auto lane = [&](const std::string& label, auto belongs) {
+    std::string row(kColumns, '.');
+    for (const TimelineSpan& s : t.spans) {
+      if (!belongs(s)) continue;
+      const auto from = static_cast<int>(std::floor(s.start_ms / length * kColumns));
+      const auto to = std::max(from + 1, static_cast<int>(std::ceil(s.end_ms / length * kColumns)));
+      for (int c = std::max(0, from); c < std::min(kColumns, to); ++c)
+        row[static_cast<std::size_t>(c)] = letter(s.engine);
+    }
+    out += fmt::format("{:<18}|{}|\n", label, row);
+  };
+  if (t.serial_ms() > 0) lane("serial", [](const TimelineSpan& s) { return s.stream < 0; });
+  for (const char* engine : {"copy in", "kernel", "copy out"}) {
+    lane(fmt::format("engine: {}", engine), [&](const TimelineSpan& s) { return s.stream >= 0 && s.engine == engine; });
+  }
+  for (int stream = 0; stream < t.streams; ++stream) {
+    lane(fmt::format("stream {}", stream), [&](const TimelineSpan& s) { return s.stream == stream; });
+  }
+  return out;
+}
+
+std::string timeline_to_json(const Timeline& t) {
+  nlohmann::json j;
+  j["kind"] = "gpulab-timeline";
+  j["variant"] = t.variant;
+  j["device"] = t.device;
+  j["recorded"] = t.recorded;
+  j["n"] = t.n;
+  j["streams"] = t.streams;
+  j["chunks"] = t.chunks;
+  j["spans"] = nlohmann::json::array();
+  for (const TimelineSpan& s : t.spans) {
+    j["spans"].push_back({{"stream", s.stream},
+                          {"chunk", s.chunk},
+                          {"engine", s.engine},
+                          {"start_ms", s.start_ms},
+                          {"end_ms", s.end_ms}});
+  }
+  return j.dump(1);
+}
+
+Timeline timeline_from_json(const std::string& text) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (j.value("kind", "") != "gpulab-timeline") throw std::runtime_error("not a GPU Lab timeline (no \"kind\")");
+    Timeline t;
+    t.variant = j.at("variant").get<std::string>();
+    t.device = j.at("device").get<std::string>();
+    t.recorded = j.value("recorded", "");
+    t.n = j.at("n").get<std::int64_t>();
+    t.streams = j.at("streams").get<int>();
+    t.chunks = j.at("chunks").get<int>();
+    for (const auto& s : j.at("spans")) {
+      TimelineSpan span{s.at("stream").get<int>(), s.at("chunk").get<int>(), s.at("engine").get<std::string>(),
+                        s.at("start_ms").get<double>(), s.at("end_ms").get<double>()};
+      if (span.stream >= t.streams || !(span.end_ms >= span.start_ms)) {
+        throw std::runtime_error("a span outside its streams or ending before it starts");
+      }
+      t.spans.push_back(std::move(span));
+    }
+    return t;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("corrupt timeline: ") + e.what());
+  }
+}
+
+}  // namespace gpulab
