@@ -51,7 +51,9 @@ TEST_CASE("backpropagation's gradients match finite differences in float64", "[m
   SECTION("the comparison is sharp enough to catch a gradient 10 % off in one layer") {
     std::vector<double> wrong = analytic;
     for (std::size_t i = net.weight_offset(0); i < net.bias_offset(0); ++i) wrong[i] *= 1.1;
-    CHECK(relative_difference(wrong, numeric) > 1e-3);
+    // Far outside the 1e-7 the right gradient meets (how far depends on that layer's share of the
+    // gradient's norm, which depends on the seed: about 1e-3 typically).
+    CHECK(relative_difference(wrong, numeric) > 1e-5);
   }
 }
 
