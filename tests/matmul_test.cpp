@@ -47,7 +47,13 @@ TEST_CASE("the product check passes a correct product and names the first wrong 
   CHECK(check_product(p.c, ref, "matmul test").passed);
 
   SECTION("a term too many in one element") {
-    p.c[17 * 45 + 3] += p.a[17 * 129 + 5] * p.b[5 * 45 + 3];
+    // The largest term of the sum: a random one can be near zero and hide under the bound.
+    float term = 0.0f;
+    for (int kk = 0; kk < p.k; ++kk) {
+      const float t = p.a[17 * 129 + kk] * p.b[kk * 45 + 3];
+      if (std::fabs(t) > std::fabs(term)) term = t;
+    }
+    p.c[17 * 45 + 3] += term;
     const CheckResult r = check_product(p.c, ref, "matmul test");
     CHECK_FALSE(r.passed);
     CHECK_THAT(r.message, Catch::Matchers::Contains("first at (17, 3)"));
