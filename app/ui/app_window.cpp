@@ -39,6 +39,12 @@ std::string read_text(const std::string& path, std::string& error) {
   return text.str();
 }
 
+// Whether a background job has finished (its result or its exception is waiting).
+template <typename Future>
+bool ready(const Future& f) {
+  return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
 bool has(const std::vector<Backend>& backends, Backend b) {
   return std::find(backends.begin(), backends.end(), b) != backends.end();
 }
@@ -90,8 +96,9 @@ std::optional<std::string> AppWindow::take_png_request() {
 }
 
 bool AppWindow::settled() const {
-  // Tab bars and fonts take a few frames to lay out; a thread map being recorded is waited for.
-  if (map_future_.valid() || !training_view_.idle() || grade_job_.busy()) return false;
+  // Tab bars and fonts take a few frames to lay out; a thread map or timeline being recorded is
+  // waited for.
+  if (map_future_.valid() || timeline_future_.valid() || !training_view_.idle() || grade_job_.busy()) return false;
   if (!(options_.run || options_.sweep)) return frames_after_finish_ > 10;
   return finished_ && frames_after_finish_ > 10;
 }
@@ -209,8 +216,7 @@ std::string AppWindow::export_results() {
     report.command = "gpulab (the app)";
     report.date = utc_now_iso8601();
     report.device = device_info();
-    if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-      report.peaks = peaks_.get();
+    if (ready(peaks_)) report.peaks = peaks_.get();
     report.results = results;
     write_file_atomically(stem + ".json", format_json(report));
     png_request_ = stem + ".png";
@@ -644,7 +650,7 @@ void AppWindow::draw_plots() {
   const bool flops = compute_bound(*lesson_);
   std::vector<ReferenceLine> ceilings;
   if (!flops) {
-    if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready && peaks_.get()) {
+    if (ready(peaks_) && peaks_.get()) {
       ceilings.push_back(
           {peaks_.get()->copy_gbps, "this GPU's copy: " + format_value(peaks_.get()->copy_gbps, Unit::gbps)});
     }
@@ -658,8 +664,7 @@ void AppWindow::draw_plots() {
   }
   if (flops) {
     // The FP32 ceiling: this GPU's, else the first recorded file's.
-    if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready && peaks_.get() &&
-        peaks_.get()->fp32_gflops > 0) {
+    if (ready(peaks_) && peaks_.get() && peaks_.get()->fp32_gflops > 0) {
       ceilings.push_back({peaks_.get()->fp32_gflops,
                           "this GPU's FP32 peak: " + format_value(peaks_.get()->fp32_gflops, Unit::gflops)});
     } else {
@@ -762,14 +767,13 @@ void AppWindow::draw_visualize() {
     });
   }
   ImGui::EndDisabled();
-  if (map_future_.valid() && map_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+  if (ready(map_future_)) {
     try {
       s.map = map_future_.get();
       s.map_error.clear();
     } catch (const std::exception& e) {
       s.map.reset();
       s.map_error = e.what();
-      map_future_ = {};
     }
   }
   if (!s.map_error.empty()) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", s.map_error.c_str());
@@ -813,20 +817,19 @@ void AppWindow::draw_timeline_panel() {
     ImGui::SameLine();
     ImGui::BeginDisabled(recording);
     if (ImGui::Button("Record on the GPU")) {
-      const Problem p = l.parse_shape(fmt::format("{}:{}:{}", s.timeline_n, s.timeline_chunks, s.timeline_streams));
-      timeline_future_ =
-          std::async(std::launch::async, [&l, p, v = s.timeline_variant] { return l.timeline(p, v, 256); });
+      const std::string shape = fmt::format("{}:{}:{}", s.timeline_n, s.timeline_chunks, s.timeline_streams);
+      timeline_future_ = std::async(
+          std::launch::async, [&l, shape, v = s.timeline_variant] { return l.timeline(l.parse_shape(shape), v, 256); });
     }
     ImGui::EndDisabled();
   } else if (!s.timeline && s.timeline_error.empty()) {
     // No GPU here: the timeline recorded on a reference GPU, marked as such.
     const std::string path = (fs::path(options_.data_dir) / "assets" / "timelines" / "lesson08-h100.json").string();
     try {
-      std::ifstream file(path);
-      if (!file) throw std::runtime_error("cannot open " + path);
-      std::stringstream text;
-      text << file.rdbuf();
-      s.timeline = timeline_from_json(text.str());
+      std::string error;
+      const std::string text = read_text(path, error);
+      if (!error.empty()) throw std::runtime_error(error);
+      s.timeline = timeline_from_json(text);
       s.timeline_note = fmt::format(
           "Recorded on {} ({}): this machine has no GPU to record one. `lesson08_streams --timeline --json FILE` "
           "records your own on a GPU.",
@@ -835,14 +838,13 @@ void AppWindow::draw_timeline_panel() {
       s.timeline_error = e.what();
     }
   }
-  if (timeline_future_.valid() && timeline_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+  if (ready(timeline_future_)) {
     try {
       s.timeline = timeline_future_.get();
       s.timeline_note = fmt::format("Recorded on this machine's {}, {}.", s.timeline->device, s.timeline->recorded);
       s.timeline_error.clear();
     } catch (const std::exception& e) {
       s.timeline_error = e.what();
-      timeline_future_ = {};
     }
   }
   if (recording) ImGui::TextDisabled("recording...");
@@ -868,7 +870,7 @@ void AppWindow::draw_device() {
     ImGui::Text("Compute capability %s, %d SMs, %.1f GiB, %d threads per block at most", d.compute_capability().c_str(),
                 d.multiprocessors, static_cast<double>(d.total_memory) / (1 << 30), d.max_threads_per_block);
     ImGui::Text("Driver supports CUDA %s, runtime %s", d.driver_string().c_str(), d.runtime_string().c_str());
-    if (peaks_.valid() && peaks_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    if (ready(peaks_)) {
       if (const auto& p = peaks_.get()) {
         ImGui::Text("Measured device-to-device copy: %s", format_value(p->copy_gbps, Unit::gbps).c_str());
       }

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,24 +18,10 @@ ImU32 colour_of(const std::string& engine) {
   return IM_COL32(236, 160, 70, 255);  // copy out
 }
 
-struct Lane {
-  std::string label;
-  std::function<bool(const TimelineSpan&)> holds;
-};
-
 }  // namespace
 
 void draw_timeline(const Timeline& t, ImVec2 size) {
-  std::vector<Lane> lanes;
-  if (t.serial_ms() > 0) lanes.push_back({"serial, 1 stream", [](const TimelineSpan& s) { return s.stream < 0; }});
-  for (const char* engine : {"copy in", "kernel", "copy out"}) {
-    const std::string name = engine;
-    lanes.push_back({(name == "kernel" ? "kernels" : "engine: " + name),
-                     [name](const TimelineSpan& s) { return s.stream >= 0 && s.engine == name; }});
-  }
-  for (int stream = 0; stream < t.streams; ++stream) {
-    lanes.push_back({fmt::format("stream {}", stream), [stream](const TimelineSpan& s) { return s.stream == stream; }});
-  }
+  const std::vector<TimelineLane> lanes = timeline_lanes(t);
   const float font = ImGui::GetFontSize();
   const float label_width = 9.0f * font, lane_height = 1.6f * font, gap = 0.35f * font;
   const float axis_height = 1.6f * font;

@@ -7,8 +7,7 @@ std::string cuda_message(cudaError_t code) {
 }
 
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
-  throw CudaError(code, cuda_message(code),
-                  std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + cuda_message(code));
+  throw_library_error(code, cuda_message(code), call, file, line);
 }
 
 }  // namespace gpulab

@@ -18,4 +18,12 @@ class CudaError : public std::runtime_error {
   std::string cuda_message_;
 };
 
+// What every check throws, the runtime's and each library's (cuBLAS, cuDNN, cuFFT, NCCL): the
+// library's code and message, and "call failed at file:line: message".
+[[noreturn]] inline void throw_library_error(int code, const std::string& message, const char* call, const char* file,
+                                             int line) {
+  throw CudaError(code, message,
+                  std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + message);
+}
+
 }  // namespace gpulab

@@ -25,9 +25,8 @@ namespace {
 
 void check(cufftResult status, const char* call, int line) {
   if (status == CUFFT_SUCCESS) return;
-  throw CudaError(static_cast<int>(status), "cuFFT error " + std::to_string(static_cast<int>(status)),
-                  std::string(call) + " failed at " + __FILE__ + ":" + std::to_string(line) + ": cuFFT error " +
-                      std::to_string(static_cast<int>(status)));
+  throw_library_error(static_cast<int>(status), "cuFFT error " + std::to_string(static_cast<int>(status)), call,
+                      __FILE__, line);
 }
 #define GPULAB_CUFFT_CHECK(call) check((call), #call, __LINE__)
 

@@ -17,9 +17,7 @@ namespace {
 
 void check(cudnnStatus_t status, const char* call, int line) {
   if (status == CUDNN_STATUS_SUCCESS) return;
-  throw CudaError(
-      static_cast<int>(status), cudnnGetErrorString(status),
-      std::string(call) + " failed at " + __FILE__ + ":" + std::to_string(line) + ": " + cudnnGetErrorString(status));
+  throw_library_error(static_cast<int>(status), cudnnGetErrorString(status), call, __FILE__, line);
 }
 #define GPULAB_CUDNN_CHECK(call) check((call), #call, __LINE__)
 

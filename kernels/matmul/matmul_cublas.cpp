@@ -16,9 +16,9 @@ namespace {
 
 void check(cublasStatus_t status, const char* call, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw CudaError(static_cast<int>(status), cublasGetStatusString(status),
-                  std::string(call) + " failed at " + __FILE__ + ":" + std::to_string(line) + ": " +
-                      cublasGetStatusString(status) + " (" + cublasGetStatusName(status) + ")");
+  throw_library_error(static_cast<int>(status),
+                      std::string(cublasGetStatusString(status)) + " (" + cublasGetStatusName(status) + ")", call,
+                      __FILE__, line);
 }
 #define GPULAB_CUBLAS_CHECK(call) check((call), #call, __LINE__)
 

@@ -21,9 +21,29 @@ using Buffer = gpu::DeviceBuffer<float>;
 
 std::size_t rows(int batch, int width) { return static_cast<std::size_t>(batch) * static_cast<std::size_t>(width); }
 
-// Sets the current device for the lifetime of a scope.
-struct OnDevice {
-  explicit OnDevice(int device) { GPULAB_CUDA_CHECK(cudaSetDevice(device)); }
+// Makes `device` current for the lifetime of a scope, then puts back the one that was current
+// before (always: a library called inside, such as NCCL, may switch devices too). `quiet`, for
+// destructors: errors are ignored, as nothing is left to do about them there.
+class OnDevice {
+ public:
+  explicit OnDevice(int device, bool quiet = false) {
+    if (quiet) {
+      restore_ = cudaGetDevice(&previous_) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
+      return;
+    }
+    GPULAB_CUDA_CHECK(cudaGetDevice(&previous_));
+    GPULAB_CUDA_CHECK(cudaSetDevice(device));
+    restore_ = true;
+  }
+  ~OnDevice() {
+    if (restore_) cudaSetDevice(previous_);
+  }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool restore_ = false;
 };
 
 struct Stream {
@@ -33,7 +53,7 @@ struct Stream {
     GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   }
   ~Stream() {
-    cudaSetDevice(device);
+    OnDevice on(device, true);
     cudaEventDestroy(done);
     cudaStreamDestroy(handle);
   }
@@ -109,13 +129,14 @@ struct DataParallel::Replicas {
 
   void release_graphs() {
     for (std::size_t g = 0; g < graphs.size(); ++g) {
-      cudaSetDevice(static_cast<int>(g));
+      OnDevice on(static_cast<int>(g), true);
       cudaGraphExecDestroy(graphs[g]);
     }
     graphs.clear();
   }
   ~Replicas() {
     release_graphs();
+    OnDevice on(0, true);  // NCCL switches devices as it tears down
     for (ncclComm_t c : comms) nccl().comm_destroy(c);
   }
 };
@@ -141,9 +162,9 @@ DataParallel::DataParallel(const Layout& net, int gpus, int batch, GemmFunction 
     std::vector<int> devices(static_cast<std::size_t>(gpus));
     for (int g = 0; g < gpus; ++g) devices[static_cast<std::size_t>(g)] = g;
     r_->comms.resize(devices.size());
+    OnDevice on(0);  // ncclCommInitAll visits every GPU; the guard puts the caller's device back
     GPULAB_NCCL_CHECK(nccl().comm_init_all(r_->comms.data(), gpus, devices.data()));
   }
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 DataParallel::~DataParallel() = default;
@@ -155,7 +176,6 @@ void DataParallel::set_parameters(std::span<const float> params) {
     OnDevice on(g);
     r_->params[static_cast<std::size_t>(g)].copy_from(params);
   }
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 void DataParallel::set_batch(std::span<const float> x, std::span<const float> t) {
@@ -169,7 +189,6 @@ void DataParallel::set_batch(std::span<const float> x, std::span<const float> t)
     r_->x[k].copy_from(x.subspan(k * xs, xs));
     r_->t[k].copy_from(t.subspan(k * ts, ts));
   }
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 // [snippet:data_parallel_step]
@@ -192,6 +211,7 @@ void DataParallel::queue(float lr, Loss loss) {
   }
   if (n > 1) {
     const Nccl& lib = nccl();
+    OnDevice keep(0);  // the group switches between the GPUs; the guard puts the caller's device back
     GPULAB_NCCL_CHECK(lib.group_start());
     for (int g = 0; g < n; ++g) {
       const auto k = static_cast<std::size_t>(g);
@@ -271,7 +291,6 @@ void DataParallel::parameters(int gpu, std::span<float> out) const {
   OnDevice on(gpu);
   GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams[static_cast<std::size_t>(gpu)]->handle));
   r_->params[static_cast<std::size_t>(gpu)].copy_to(out);
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 float DataParallel::loss() const {
@@ -342,7 +361,6 @@ ModelParallel::ModelParallel(const Layout& net, int gpus, int batch, GemmFunctio
   OnDevice on(s.device.back());
   s.t = Buffer(rows(batch, net.outputs()), "t");
   s.loss = Buffer(1, "loss");
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 ModelParallel::~ModelParallel() = default;
@@ -356,7 +374,6 @@ void ModelParallel::set_parameters(std::span<const float> params) {
     OnDevice on(s_->device[static_cast<std::size_t>(l)]);
     s_->params[static_cast<std::size_t>(l)].copy_from(params.subspan(s_->net.weight_offset(l), s_->slice(l)));
   }
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 void ModelParallel::set_batch(std::span<const float> x, std::span<const float> t) {
@@ -366,7 +383,6 @@ void ModelParallel::set_batch(std::span<const float> x, std::span<const float> t
   }
   OnDevice on(s_->device.back());
   s_->t.copy_from(t);
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 namespace {
@@ -440,7 +456,6 @@ void ModelParallel::parameters(std::span<float> out) const {
     GPULAB_CUDA_CHECK(cudaStreamSynchronize(s_->stream_of(l)));
     s_->params[k].copy_to(out.subspan(s_->net.weight_offset(l), s_->slice(l)));
   }
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
 }
 
 float ModelParallel::loss() const {
@@ -448,7 +463,6 @@ float ModelParallel::loss() const {
   GPULAB_CUDA_CHECK(cudaStreamSynchronize(s_->stream_of(s_->net.layers() - 1)));
   float value = 0;
   s_->loss.copy_to({&value, 1});
-  GPULAB_CUDA_CHECK(cudaSetDevice(0));
   return value;
 }
 

@@ -8,7 +8,8 @@
 //                  GPU and deltas travel back
 //
 // Host spans are host memory. step() queues the work on every GPU and makes GPU 0's default
-// stream wait for all of it, so CUDA events there time the step; it leaves GPU 0 current.
+// stream wait for all of it, so CUDA events there time the step. Every call leaves the current
+// device as it found it.
 #include <cuda_runtime_api.h>
 
 #include <memory>

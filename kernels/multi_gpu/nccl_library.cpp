@@ -56,9 +56,7 @@ const Nccl& nccl() {
 
 void nccl_check(ncclResult_t result, const char* call, const char* file, int line) {
   if (result == ncclSuccess) return;
-  const std::string message = nccl().error_string(result);
-  throw CudaError(static_cast<int>(result), message,
-                  std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + message);
+  throw_library_error(static_cast<int>(result), nccl().error_string(result), call, file, line);
 }
 
 }  // namespace gpulab::gpu::multi_gpu

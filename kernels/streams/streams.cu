@@ -102,45 +102,63 @@ void Pipeline::release_graph() {
 }
 
 // [snippet:pipeline]
-// Chunk c goes to stream c % streams. Within a stream the three operations of a chunk run in
-// order; between streams nothing orders them, so while stream 1 copies chunk 1 in, stream 0's
-// kernel can run on chunk 0 and, later, stream 2's copy out of chunk 2 can run beside both: the
-// GPU has a copy engine each way, and kernels run on the multiprocessors. The host memory must be
-// pinned, or cudaMemcpyAsync goes through a staging copy and does not overlap.
+namespace {
+
+// Copy in → kernel → copy out on `stream`, in that order; with `marks`, an event before, between
+// and after the three (for the timeline). The serial run queues this once over the whole arrays.
+void queue_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block, cudaStream_t stream,
+                  const cudaEvent_t* marks) {
+  const std::size_t n = host.out.size(), bytes = n * sizeof(float);
+  auto stamp = [&](int i) {
+    if (marks != nullptr) GPULAB_CUDA_CHECK(cudaEventRecord(marks[i], stream));
+  };
+  stamp(0);
+  GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, stream));
+  if (work == Work::add) {
+    GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, stream));
+  }
+  stamp(1);
+  compute(work, device.a, device.b, device.out, n, block, stream);
+  stamp(2);
+  GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, stream));
+  stamp(3);
+}
+
+// Elements [first, first + count) of a run's arrays (b stays empty for σ).
+HostArrays piece(const HostArrays& h, std::size_t first, std::size_t count) {
+  return {h.a.subspan(first, count), h.b.empty() ? h.b : h.b.subspan(first, count), h.out.subspan(first, count)};
+}
+DeviceArrays piece(const DeviceArrays& d, std::size_t first) {
+  return {d.a + first, d.b == nullptr ? nullptr : d.b + first, d.out + first};
+}
+
+}  // namespace
+
+// The pipeline is the serial run, chunk by chunk: chunk c goes to stream c % streams. Within a
+// stream the three operations of a chunk run in order; between streams nothing orders them, so
+// while stream 1 copies chunk 1 in, stream 0's kernel can run on chunk 0 and, later, stream 2's
+// copy out of chunk 2 can run beside both: the GPU has a copy engine each way, and kernels run on
+// the multiprocessors. The host memory must be pinned, or cudaMemcpyAsync goes through a staging
+// copy and does not overlap.
 void Pipeline::queue(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record) {
   const std::size_t n = host.out.size();
   const std::size_t chunk = (n + static_cast<std::size_t>(chunks_) - 1) / static_cast<std::size_t>(chunks_);
   recorded_.clear();
-  std::size_t mark = 0;
-  auto stamp = [&](cudaStream_t stream) {  // an event between two operations, for the timeline
-    if (!record) return;
-    while (marks_.size() <= mark) marks_.push_back(new_event(true));
-    GPULAB_CUDA_CHECK(cudaEventRecord(marks_[mark++], stream));
-  };
   for (int c = 0; c < chunks_; ++c) {
     const std::size_t first = static_cast<std::size_t>(c) * chunk;
     if (first >= n) break;
-    const std::size_t count = std::min(chunk, n - first), bytes = count * sizeof(float);
     const int s = c % streams();
-    cudaStream_t stream = streams_[static_cast<std::size_t>(s)];
-    stamp(stream);
-    GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a + first, host.a.data() + first, bytes, cudaMemcpyHostToDevice, stream));
-    if (work == Work::add) {
-      GPULAB_CUDA_CHECK(
-          cudaMemcpyAsync(device.b + first, host.b.data() + first, bytes, cudaMemcpyHostToDevice, stream));
-    }
-    stamp(stream);
-    compute(work, device.a + first, work == Work::add ? device.b + first : nullptr, device.out + first, count, block,
-            stream);
-    stamp(stream);
-    GPULAB_CUDA_CHECK(
-        cudaMemcpyAsync(host.out.data() + first, device.out + first, bytes, cudaMemcpyDeviceToHost, stream));
-    stamp(stream);
-    if (record) {
+    const cudaEvent_t* marks = nullptr;
+    if (record) {  // 4 events per chunk, and which operation each pair brackets
+      const auto needed = 4 * (static_cast<std::size_t>(c) + 1);
+      while (marks_.size() < needed) marks_.push_back(new_event(true));
+      marks = &marks_[needed - 4];
       for (auto engine : {Span::Engine::copy_in, Span::Engine::kernel, Span::Engine::copy_out}) {
         recorded_.push_back({s, c, engine});
       }
     }
+    queue_serial(work, piece(host, first, std::min(chunk, n - first)), piece(device, first), block,
+                 streams_[static_cast<std::size_t>(s)], marks);
   }
 }
 // [/snippet]
@@ -220,31 +238,15 @@ std::vector<Span> Pipeline::timeline() const {
 }
 
 void serial_run(Work work, const HostArrays& host, const DeviceArrays& device, int block, cudaStream_t stream) {
-  const std::size_t n = host.out.size(), bytes = n * sizeof(float);
-  GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, stream));
-  if (work == Work::add) {
-    GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, stream));
-  }
-  compute(work, device.a, device.b, device.out, n, block, stream);
-  GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, stream));
+  queue_serial(work, host, device, block, stream, nullptr);
 }
 
 std::vector<Span> record_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block) {
-  const std::size_t n = host.out.size(), bytes = n * sizeof(float);
   cudaEvent_t marks[4];
   for (cudaEvent_t& e : marks) e = new_event(true);
   std::vector<Span> spans;
   try {
-    GPULAB_CUDA_CHECK(cudaEventRecord(marks[0], cudaStreamLegacy));
-    GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, cudaStreamLegacy));
-    if (work == Work::add) {
-      GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, cudaStreamLegacy));
-    }
-    GPULAB_CUDA_CHECK(cudaEventRecord(marks[1], cudaStreamLegacy));
-    compute(work, device.a, device.b, device.out, n, block, cudaStreamLegacy);
-    GPULAB_CUDA_CHECK(cudaEventRecord(marks[2], cudaStreamLegacy));
-    GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, cudaStreamLegacy));
-    GPULAB_CUDA_CHECK(cudaEventRecord(marks[3], cudaStreamLegacy));
+    queue_serial(work, host, device, block, cudaStreamLegacy, marks);
     GPULAB_CUDA_CHECK(cudaEventSynchronize(marks[3]));
     const Span::Engine engines[3] = {Span::Engine::copy_in, Span::Engine::kernel, Span::Engine::copy_out};
     for (int i = 0; i < 3; ++i) {

@@ -14,12 +14,7 @@ Problem product_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
   return {std::max<std::int64_t>(1, std::llround(std::cbrt(work))), {{"m", m}, {"n", n}, {"k", k}}};
 }
 
-int product_dim(const Problem& p, const char* name) {
-  for (const auto& [key, value] : p.dims) {
-    if (key == name) return static_cast<int>(value);
-  }
-  return static_cast<int>(p.n);
-}
+int product_dim(const Problem& p, const char* name) { return static_cast<int>(p.dim(name, p.n)); }
 
 std::vector<Problem> product_test_problems() {
   return {product_shape(1, 1, 1),          product_shape(17, 33, 9),    product_shape(127, 129, 65),

@@ -17,12 +17,7 @@ Layout layout_of(const Problem& p) {
   for (const auto& [key, value] : p.dims) d[key] = static_cast<int>(value);
   return Layout{{d["in"], d["hidden"], d["out"]}};
 }
-int batch_of(const Problem& p) {
-  for (const auto& [key, value] : p.dims) {
-    if (key == "batch") return static_cast<int>(value);
-  }
-  return static_cast<int>(p.n);
-}
+int batch_of(const Problem& p) { return static_cast<int>(p.dim("batch", p.n)); }
 
 CheckResult check_step(std::span<const float> params, float loss, const StepInstance& in, const std::string& what) {
   CheckResult r;

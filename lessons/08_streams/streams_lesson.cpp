@@ -3,16 +3,15 @@
 // how the data travels, so the column to compare is the end-to-end time ("total").
 #include "08_streams/streams_lesson.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "common/random.hpp"
+#include "common/results.hpp"
 #include "common/targets.hpp"
 #include "common/verify.hpp"
 #include "sigmoid/sigmoid.hpp"
@@ -77,24 +76,27 @@ enum class Mode {
   pool,      // pinned, with cudaMallocAsync and cudaFreeAsync from a memory pool
 };
 
-// Host arrays in pinned memory, or (pageable) in ordinary vectors.
+// Host arrays in pinned memory, or (pageable) in ordinary vectors; b only for the add.
 struct HostArrays {
-  HostArrays(const StreamsInstance& in, bool pinned) : pinned_(pinned) {
+  HostArrays(const StreamsInstance& in, Workload w, bool pinned) : pinned_(pinned) {
     const auto n = static_cast<std::size_t>(in.n);
+    const bool two_inputs = w == Workload::add;
     if (pinned) {
       a_pinned.emplace(n, "a (pinned)");
-      b_pinned.emplace(n, "b (pinned)");
-      out_pinned.emplace(n, "out (pinned)");
       std::copy(in.a.begin(), in.a.end(), a_pinned->data());
-      std::copy(in.b.begin(), in.b.end(), b_pinned->data());
+      if (two_inputs) {
+        b_pinned.emplace(n, "b (pinned)");
+        std::copy(in.b.begin(), in.b.end(), b_pinned->data());
+      }
+      out_pinned.emplace(n, "out (pinned)");
     } else {
       a = in.a;
-      b = in.b;
+      if (two_inputs) b = in.b;
       out.resize(n);
     }
   }
   st::HostArrays spans() {
-    if (pinned_) return {a_pinned->span(), b_pinned->span(), out_pinned->span()};
+    if (pinned_) return {a_pinned->span(), b_pinned ? b_pinned->span() : std::span<float>(), out_pinned->span()};
     return {a, b, out};
   }
   bool pinned_;
@@ -105,13 +107,13 @@ struct HostArrays {
 class GpuRun : public Run {
  public:
   GpuRun(const StreamsInstance& in, Workload w, Mode mode, std::string name, int block)
-      : in_(in), work_(w), mode_(mode), name_(std::move(name)), block_(block), host_(in, mode != Mode::pageable) {
+      : in_(in), work_(w), mode_(mode), name_(std::move(name)), block_(block), host_(in, w, mode != Mode::pageable) {
     const auto n = static_cast<std::size_t>(in.n);
     if (mode == Mode::malloc || mode == Mode::pool) {
       memory_.emplace(mode == Mode::malloc ? st::RunMemory::Kind::malloc : st::RunMemory::Kind::pool);
     } else {
       a_.emplace(n, "a");
-      b_.emplace(n, "b");
+      if (w == Workload::add) b_.emplace(n, "b");
       out_.emplace(n, "out");
     }
     if (mode == Mode::overlap || mode == Mode::graph) pipeline_.emplace(in.streams, in.chunks);
@@ -132,7 +134,7 @@ class GpuRun : public Run {
     switch (mode_) {
       case Mode::pageable:
       case Mode::pinned:
-        st::compute(w, a_->data(), b_->data(), out_->data(), h.out.size(), block_, nullptr);
+        st::compute(w, a_->data(), device().b, out_->data(), h.out.size(), block_, nullptr);
         break;
       case Mode::overlap:
         pipeline_->run(w, h, device(), block_);
@@ -185,7 +187,7 @@ class GpuRun : public Run {
   }
 
  private:
-  st::DeviceArrays device() { return {a_->data(), b_->data(), out_->data()}; }
+  st::DeviceArrays device() { return {a_->data(), b_ ? b_->data() : nullptr, out_->data()}; }
 
   const StreamsInstance& in_;
   Workload work_;
@@ -225,13 +227,6 @@ Backends gpu_backends(Workload w, Mode mode, const std::string& name) {
     { Backend::emulated, not_emulated("copy engines and streams") } \
   }
 #endif
-
-int dim(const Problem& p, const char* name, int otherwise) {
-  for (const auto& [key, value] : p.dims) {
-    if (key == name) return static_cast<int>(value);
-  }
-  return otherwise;
-}
 
 constexpr int kDefaultChunks = 16, kDefaultStreams = 4;
 
@@ -282,8 +277,8 @@ Footprint footprint_of(const Problem& p) {
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
   auto in = std::make_unique<StreamsInstance>();
   in->n = p.n;
-  in->chunks = dim(p, "chunks", kDefaultChunks);
-  in->streams = dim(p, "streams", kDefaultStreams);
+  in->chunks = static_cast<int>(p.dim("chunks", kDefaultChunks));
+  in->streams = static_cast<int>(p.dim("streams", kDefaultStreams));
   const auto n = static_cast<std::size_t>(p.n);
   in->a.resize(n);
   in->b.resize(n);
@@ -301,15 +296,6 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return in;
 }
 
-[[maybe_unused]] std::string now_utc() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
-  return text;
-}
-
 Timeline timeline_of([[maybe_unused]] const Problem& p, const std::string& variant_name, [[maybe_unused]] int block) {
   const std::string name = variant_name.empty() ? "sigmoid_overlap" : variant_name;
   if (name != "add_overlap" && name != "sigmoid_overlap") {
@@ -322,7 +308,7 @@ Timeline timeline_of([[maybe_unused]] const Problem& p, const std::string& varia
   GpuRun run(in, name == "add_overlap" ? Workload::add : Workload::sigmoid, Mode::overlap, name, block);
   Timeline t = run.record();
   t.device = device_info().name;
-  t.recorded = now_utc();
+  t.recorded = utc_now_iso8601();
   return t;
 #else
   throw NotApplicable("a timeline is recorded on a GPU; this is an emulated-only build");

@@ -16,8 +16,8 @@
 #include "matmul/matmul.hpp"
 #include "mixed/mixed.hpp"
 #include "mixed/mixed_training.hpp"
-#include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_data.hpp"
+#include "mlp/mlp_train.hpp"
 #if GPULAB_HAVE_CUDA
 #include "matmul/matmul_cublas.hpp"
 #include "mixed/mixed_gpu.hpp"
@@ -217,7 +217,7 @@ std::string train_report(const std::string& dataset_name, const std::string& var
   if (backend != Backend::cpu) {
     throw std::invalid_argument("lesson 09's training emulates FP16 storage on the CPU: --backend cpu");
   }
-  // A large full batch: the mean over 32768 examples makes each example's delta tiny, which is
+  // A large full batch: the mean over 16384 examples makes each example's delta tiny, which is
   // where FP16's range runs out.
   constexpr int kPoints = 16384;
   constexpr float kRate = 8.0f;
@@ -248,18 +248,7 @@ std::string train_report(const std::string& dataset_name, const std::string& var
                          r[2].loss, r[2].scale, 100 * r[1].underflow);
     }
   }
-  auto accuracy = [&](const std::vector<float>& p) {
-    int right = 0;
-    for (int e = 0; e < kPoints; ++e) {
-      float y = 0;
-      mlp::Activations<float> a;
-      mlp::forward<float, float>(net, p, std::span<const float>(data.x).subspan(static_cast<std::size_t>(e) * 2, 2), 1,
-                                 a);
-      y = a.back()[0];
-      right += (y > 0.5f) == (data.y[static_cast<std::size_t>(e)] > 0.5f) ? 1 : 0;
-    }
-    return 100.0 * right / kPoints;
-  };
+  auto accuracy = [&](const std::vector<float>& p) { return 100.0 * mlp::accuracy(net, p, data); };
   out += fmt::format(
       "\naccuracy: FP32 {:.1f} %, FP16 {:.1f} %, FP16 with loss scaling {:.1f} %\n"
       "Without scaling, up to {:.0f} % of the non-zero deltas of a step rounded to 0 in FP16 (below 2^-24 ≈ 6e-8) "

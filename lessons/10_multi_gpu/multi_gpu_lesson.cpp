@@ -42,10 +42,8 @@ int visible() {
 #endif
 }
 int gpus_of(const Problem& p) {
-  for (const auto& [key, value] : p.dims) {
-    if (key == "gpus") return value > 0 ? static_cast<int>(value) : visible();
-  }
-  return visible();
+  const std::int64_t gpus = p.dim("gpus", 0);
+  return gpus > 0 ? static_cast<int>(gpus) : visible();
 }
 
 std::string name_of(const std::string& variant, Backend backend) {

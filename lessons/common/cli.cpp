@@ -207,6 +207,7 @@ int print_timeline(const Lesson& lesson, const Selection& selection, const std::
   const std::vector<Problem> problems = selected_problems(lesson, selection);
   if (problems.size() != 1) throw UsageError("--timeline records one size: --n N or --shape N:CHUNKS:STREAMS");
   if (!gpu_runs) throw UsageError("--timeline records a run on the GPU: " + device_info().reason);
+  if (!json.empty()) check_json_path(json);
   const std::string variant = selection.variants.size() == 1 ? selection.variants.front() : std::string();
   Timeline t;
   try {
@@ -215,11 +216,7 @@ int print_timeline(const Lesson& lesson, const Selection& selection, const std::
     throw UsageError(e.what());
   }
   fmt::print("{}", format_timeline(t));
-  if (!json.empty()) {
-    std::ofstream file(json);
-    file << timeline_to_json(t);
-    if (!file) throw UsageError("could not write " + json);
-  }
+  if (!json.empty()) write_file_atomically(json, timeline_to_json(t));
   return kExitOk;
 }
 

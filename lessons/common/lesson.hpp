@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,13 @@ namespace gpulab {
 struct Problem {
   std::int64_t n = 0;
   std::vector<std::pair<std::string, std::int64_t>> dims;
+  // The size called `name`, or `otherwise` where the problem has none.
+  std::int64_t dim(std::string_view name, std::int64_t otherwise) const {
+    for (const auto& [key, value] : dims) {
+      if (key == name) return value;
+    }
+    return otherwise;
+  }
 };
 
 // The work of one run, to turn times into rates.

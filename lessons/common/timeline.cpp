@@ -26,6 +26,19 @@ char letter(const std::string& engine) { return engine == "copy in" ? '>' : engi
 double Timeline::serial_ms() const { return end_of(*this, true); }
 double Timeline::overlapped_ms() const { return end_of(*this, false); }
 
+std::vector<TimelineLane> timeline_lanes(const Timeline& t) {
+  std::vector<TimelineLane> lanes;
+  if (t.serial_ms() > 0) lanes.push_back({"serial, 1 stream", [](const TimelineSpan& s) { return s.stream < 0; }});
+  for (const std::string engine : {"copy in", "kernel", "copy out"}) {
+    lanes.push_back({engine == "kernel" ? "kernels" : "engine: " + engine,
+                     [engine](const TimelineSpan& s) { return s.stream >= 0 && s.engine == engine; }});
+  }
+  for (int stream = 0; stream < t.streams; ++stream) {
+    lanes.push_back({fmt::format("stream {}", stream), [stream](const TimelineSpan& s) { return s.stream == stream; }});
+  }
+  return lanes;
+}
+
 std::string format_timeline(const Timeline& t) {
   std::string out =
       fmt::format("{} on {}: n = {}, {} chunks over {} streams\n", t.variant, t.device, t.n, t.chunks, t.streams);
@@ -43,23 +56,16 @@ std::string format_timeline(const Timeline& t) {
   if (length <= 0) return out;
   constexpr int kColumns = 100;
   out += fmt::format("\nlanes ({:.3f} ms across; > copy in, # kernel, < copy out):\n", length);
-  auto lane = [&](const std::string& label, auto belongs) {
+  for (const TimelineLane& lane : timeline_lanes(t)) {
     std::string row(kColumns, '.');
     for (const TimelineSpan& s : t.spans) {
-      if (!belongs(s)) continue;
+      if (!lane.holds(s)) continue;
       const auto from = static_cast<int>(std::floor(s.start_ms / length * kColumns));
       const auto to = std::max(from + 1, static_cast<int>(std::ceil(s.end_ms / length * kColumns)));
       for (int c = std::max(0, from); c < std::min(kColumns, to); ++c)
         row[static_cast<std::size_t>(c)] = letter(s.engine);
     }
-    out += fmt::format("{:<18}|{}|\n", label, row);
-  };
-  if (t.serial_ms() > 0) lane("serial", [](const TimelineSpan& s) { return s.stream < 0; });
-  for (const char* engine : {"copy in", "kernel", "copy out"}) {
-    lane(fmt::format("engine: {}", engine), [&](const TimelineSpan& s) { return s.stream >= 0 && s.engine == engine; });
-  }
-  for (int stream = 0; stream < t.streams; ++stream) {
-    lane(fmt::format("stream {}", stream), [&](const TimelineSpan& s) { return s.stream == stream; });
+    out += fmt::format("{:<18}|{}|\n", lane.label, row);
   }
   return out;
 }

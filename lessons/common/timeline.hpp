@@ -3,6 +3,7 @@
 // the app's Visualize view for that lesson. Recorded on the GPU with events; a recording can be
 // saved as JSON and read back (the app shows a recorded one on a machine without a GPU).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ struct TimelineSpan {
 struct Timeline {
   std::string variant;   // "sigmoid_overlap"
   std::string device;    // "NVIDIA H100 80GB HBM3"
-  std::string recorded;  // when: "2026-11-22 18:10 UTC"
+  std::string recorded;  // when, in UTC: "2026-11-22T18:10:00Z"
   std::int64_t n = 0;
   int streams = 0, chunks = 0;
   std::vector<TimelineSpan> spans;
@@ -27,7 +28,15 @@ struct Timeline {
   double overlapped_ms() const;  // end of the last span of the streams
 };
 
-// The readable form: a line per span, then the lanes as text, one row per stream and engine.
+// The rows a timeline is drawn in, top to bottom: the serial run (where recorded), one per engine
+// (copy in, kernels, copy out), one per stream; `holds` says which spans go in a row.
+struct TimelineLane {
+  std::string label;
+  std::function<bool(const TimelineSpan&)> holds;
+};
+std::vector<TimelineLane> timeline_lanes(const Timeline& timeline);
+
+// The readable form: a line per span, then the lanes as text.
 std::string format_timeline(const Timeline& timeline);
 
 std::string timeline_to_json(const Timeline& timeline);
