@@ -22,34 +22,81 @@ function(gpulab_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
 endfunction()
 
-# A library of kernels: CPU functions (*.cpp) and kernel files (*.cu). Each kernel file builds
-# twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++ against the
-# emulator, through a generated one-line wrapper.
+# A library of kernels: CPU functions (*.cpp) and kernel files (*.cu) in plain CUDA. Each kernel
+# file builds twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++
+# against the emulator's CUDA runtime (kernels/emulator/include). Before either compile, the
+# source rewrite (kernels/emulator/rewrite.hpp) moves the file's namespace gpulab::X to
+# gpulab::gpu::X or gpulab::emulated::X, so both builds live in one program, and for the emulator
+# turns kernel<<<...>>>(...) into a call of the emulator; `#line` keeps messages on the original.
+# GPU_ONLY files (tensor cores, copy engines, cuFFT) build for the GPU alone.
 #   gpulab_add_kernels(gpulab_vector_add CPU vector_add_cpu.cpp CUDA vector_add.cu)
 # LEARNER: warnings as for gpulab_warnings(... LEARNER).
 function(gpulab_add_kernels name)
-  cmake_parse_arguments(ARG "LEARNER" "" "CPU;CUDA" ${ARGN})
+  cmake_parse_arguments(ARG "LEARNER" "" "CPU;CUDA;GPU_ONLY" ${ARGN})
   add_library(${name} STATIC ${ARG_CPU})
-  foreach(cu IN LISTS ARG_CUDA)
+  set(learner)
+  if(ARG_LEARNER)
+    set(learner LEARNER)
+  endif()
+  set(emulated_sources)
+  foreach(cu IN LISTS ARG_CUDA ARG_GPU_ONLY)
     get_filename_component(source ${cu} ABSOLUTE)
     get_filename_component(stem ${cu} NAME)
-    set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/emulated/${stem}.cpp)
-    file(CONFIGURE OUTPUT ${wrapper} CONTENT "// Generated: ${cu} built for the emulator.\n#include \"${source}\"\n")
-    target_sources(${name} PRIVATE ${wrapper})
-    # (`#pragma unroll` is for nvcc; GCC ignores it.)
-    set_source_files_properties(${wrapper} PROPERTIES COMPILE_DEFINITIONS "GPULAB_TARGET=emulated;GPULAB_TARGET_EMULATED=1"
-                                COMPILE_OPTIONS -Wno-unknown-pragmas)
+    if(NOT cu IN_LIST ARG_GPU_ONLY)
+      set(emulated ${CMAKE_CURRENT_BINARY_DIR}/emulated/${stem}.cpp)
+      add_custom_command(OUTPUT ${emulated}
+        COMMAND gpulab_cuda_rewrite --emulated --namespace emulated ${source} ${emulated}
+        DEPENDS ${source} gpulab_cuda_rewrite
+        COMMENT "Rewriting ${stem} for the emulator" VERBATIM)
+      list(APPEND emulated_sources ${emulated})
+    endif()
     if(GPULAB_HAVE_CUDA)
-      target_sources(${name} PRIVATE ${cu})
-      set_source_files_properties(${cu} PROPERTIES COMPILE_DEFINITIONS GPULAB_TARGET=gpu)
+      set(gpu ${CMAKE_CURRENT_BINARY_DIR}/gpu/${stem})
+      add_custom_command(OUTPUT ${gpu}
+        COMMAND gpulab_cuda_rewrite --namespace gpu ${source} ${gpu}
+        DEPENDS ${source} gpulab_cuda_rewrite
+        COMMENT "Rewriting ${stem} for the GPU build" VERBATIM)
+      target_sources(${name} PRIVATE ${gpu})
     endif()
   endforeach()
+  if(emulated_sources)
+    # Its own object library: the emulator's include folder first and the CUDA toolkit's not at
+    # all, so <cuda_runtime.h> is the emulator's.
+    add_library(${name}_emulated OBJECT ${emulated_sources})
+    target_include_directories(${name}_emulated PRIVATE ${PROJECT_SOURCE_DIR}/kernels/emulator/include
+                               ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+    # (`#pragma unroll` is for nvcc; GCC ignores it.)
+    target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas)
+    set_target_properties(${name}_emulated PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    gpulab_warnings(${name}_emulated ${learner})
+    target_sources(${name} PRIVATE $<TARGET_OBJECTS:${name}_emulated>)
+  endif()
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${name} PUBLIC gpulab_device)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  if(ARG_LEARNER)
-    gpulab_warnings(${name} LEARNER)
-  else()
-    gpulab_warnings(${name})
+  gpulab_warnings(${name} ${learner})
+endfunction()
+
+# An ordinary single-file CUDA program (main, cudaMalloc, kernel<<<...>>>), built for the GPU as
+# NAME (with the CUDA toolkit) and for GPU Lab's emulator as NAME_emulated (always): the same
+# source runs on a machine without a GPU, and in CI. The emulated one runs in checked mode.
+#   gpulab_add_cuda_executable(saxpy saxpy.cu)
+function(gpulab_add_cuda_executable name source)
+  get_filename_component(source ${source} ABSOLUTE)
+  set(emulated ${CMAKE_CURRENT_BINARY_DIR}/${name}_emulated.cpp)
+  add_custom_command(OUTPUT ${emulated}
+    COMMAND gpulab_cuda_rewrite --emulated ${source} ${emulated}
+    DEPENDS ${source} gpulab_cuda_rewrite
+    COMMENT "Rewriting ${name} for the emulator" VERBATIM)
+  add_executable(${name}_emulated ${emulated})
+  get_filename_component(source_dir ${source} DIRECTORY)
+  target_include_directories(${name}_emulated PRIVATE ${PROJECT_SOURCE_DIR}/kernels/emulator/include
+                             ${PROJECT_SOURCE_DIR}/kernels)
+  target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -iquote ${source_dir})
+  target_link_libraries(${name}_emulated PRIVATE gpulab_emulator)
+  if(GPULAB_HAVE_CUDA)
+    add_executable(${name} ${source})
+    set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
   endif()
 endfunction()
 

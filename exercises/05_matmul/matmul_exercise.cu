@@ -12,10 +12,10 @@
 //   gpulab_grade --lesson 05
 #include <span>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "exercises/exercises.hpp"
 
-namespace gpulab::GPULAB_TARGET::exercises {
+namespace gpulab::exercises {
 
 constexpr int kTile = kMatmulTile;
 
@@ -39,7 +39,8 @@ void matmul(std::span<const float> a, std::span<const float> b, std::span<float>
   if (c.empty()) return;
   const dim3 grid(static_cast<unsigned int>((n + kTile - 1) / kTile),
                   static_cast<unsigned int>((m + kTile - 1) / kTile));
-  GPULAB_LAUNCH(matmul_tiles_yours, (LaunchConfig{grid, dim3(kTile, kTile)}), a.data(), b.data(), c.data(), m, n, k);
+  matmul_tiles_yours<<<grid, dim3(kTile, kTile)>>>(a.data(), b.data(), c.data(), m, n, k);
+  check_launch("matmul_tiles_yours", grid, dim3(kTile, kTile));
 }
 
-}  // namespace gpulab::GPULAB_TARGET::exercises
+}  // namespace gpulab::exercises

@@ -6,7 +6,7 @@
 #include "common/cuda_check.hpp"
 #include "common/fp32_peak.hpp"
 #include "common/gpu_memory.hpp"
-#include "common/target.cuh"
+#include "common/launch.cuh"
 
 namespace gpulab::gpu {
 
@@ -32,15 +32,16 @@ __global__ void fma_chains_kernel(float* out, float seed) {
 double measure_fp32_gflops() {
   DeviceBuffer<float> out(1, "fp32 peak output");
   const int threads = 256;
-  const int blocks = device().multiprocessors * (device().max_threads_per_multiprocessor / threads) * 4;
-  const LaunchConfig config{dim3(static_cast<unsigned int>(blocks)), dim3(threads)};
+  const int blocks = device_attribute(cudaDevAttrMultiProcessorCount) *
+                     (device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor) / threads) * 4;
   cudaEvent_t start = nullptr, stop = nullptr;
   GPULAB_CUDA_CHECK(cudaEventCreate(&start));
   GPULAB_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<double> rates;
   for (int rep = 0; rep < 8; ++rep) {
     GPULAB_CUDA_CHECK(cudaEventRecord(start));
-    GPULAB_LAUNCH(fma_chains_kernel, config, out.data(), 1.0f);
+    fma_chains_kernel<<<blocks, threads>>>(out.data(), 1.0f);
+    check_launch("fma_chains_kernel", static_cast<unsigned int>(blocks), threads);
     GPULAB_CUDA_CHECK(cudaEventRecord(stop));
     GPULAB_CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;

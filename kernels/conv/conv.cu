@@ -15,12 +15,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "conv/conv.hpp"
 #include "matmul/matmul.hpp"
 #include "matmul/warp_tile.cuh"
 
-namespace gpulab::GPULAB_TARGET::conv {
+namespace gpulab::conv {
 
 namespace {
 
@@ -69,8 +69,9 @@ __global__ void direct_kernel(const float* x, const float* w, float* y, Shape sh
 void direct(std::span<const float> x, std::span<const float> w, std::span<float> y, const Shape& shape, int block) {
   check_buffers(x, w, y, shape);
   if (y.empty()) return;
-  GPULAB_LAUNCH(direct_kernel, (LaunchConfig{dim3(blocks_of(static_cast<long>(y.size()), block)), dim3(block)}),
-                x.data(), w.data(), y.data(), shape);
+  direct_kernel<<<dim3(blocks_of(static_cast<long>(y.size()), block)), dim3(block)>>>(x.data(), w.data(), y.data(),
+                                                                                      shape);
+  check_launch("direct_kernel", dim3(blocks_of(static_cast<long>(y.size()), block)), dim3(block));
 }
 
 // ---------------------------------------------------------------- 2. shared-memory tile + constant memory
@@ -101,7 +102,7 @@ __global__ void __launch_bounds__(kTileThreads)
     tiled_kernel(const float* x, const float* bias, float* y, Shape sh, int k0, int k_count) {
   const int C = sh.c, H = sh.h, W = sh.w, K = sh.k, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
   const int stride = sh.stride;
-  float* tile = dynamic_shared<float>();
+  extern __shared__ float tile[];
   const int tile_h = tile_extent(kTile * kRows, R, stride), tile_w = tile_extent(kTile, S, stride);
   const int groups = (k_count + kFilters - 1) / kFilters;
   const int n = static_cast<int>(blockIdx.z) / groups;
@@ -157,12 +158,13 @@ namespace {
 template <bool kBiasRelu, int kFilters, int kRows>
 void tiled_chunk(const float* x, const float* bias, float* y, const Shape& sh, int k0, int k_count) {
   const long z = static_cast<long>(sh.n) * ((k_count + kFilters - 1) / kFilters);
-  if (z > device().max_grid_dim[2]) throw std::invalid_argument("tiled: too many images × filter groups for one grid");
+  if (z > device_attribute(cudaDevAttrMaxGridDimZ))
+    throw std::invalid_argument("tiled: too many images × filter groups for one grid");
   const std::size_t shared =
       sizeof(float) * tile_extent(kTile * kRows, sh.r, sh.stride) * tile_extent(kTile, sh.s, sh.stride);
   const dim3 grid(blocks_of(sh.q(), kTile), blocks_of(sh.p(), kTile * kRows), static_cast<unsigned int>(z));
-  GPULAB_LAUNCH((tiled_kernel<kBiasRelu, kFilters, kRows>), (LaunchConfig{grid, dim3(kTileThreads), shared}), x, bias,
-                y, sh, k0, k_count);
+  tiled_kernel<kBiasRelu, kFilters, kRows><<<grid, dim3(kTileThreads), shared>>>(x, bias, y, sh, k0, k_count);
+  check_launch("tiled_kernel<kBiasRelu, kFilters, kRows>", grid, dim3(kTileThreads), shared);
 }
 
 template <bool kBiasRelu>
@@ -182,8 +184,10 @@ void tiled_launch(std::span<const float> x, std::span<const float> w, const floa
   const int chunk = kConstantFloats / crs;  // filters per launch
   for (int k0 = 0; k0 < sh.k; k0 += chunk) {
     const int k_count = sh.k - k0 < chunk ? sh.k - k0 : chunk;
-    copy_to_constant(filters_constant, w.data() + static_cast<std::size_t>(k0) * crs,
-                     static_cast<std::size_t>(k_count) * crs);
+    // Device to device, in stream order: the filters of this chunk into constant memory.
+    GPULAB_CUDA_CHECK(cudaMemcpyToSymbolAsync(filters_constant, w.data() + static_cast<std::size_t>(k0) * crs,
+                                              sizeof(float) * static_cast<std::size_t>(k_count) * crs, 0,
+                                              cudaMemcpyDeviceToDevice));
     if (k_count >= 8) {
       if (four_rows)
         tiled_chunk<kBiasRelu, 8, 4>(x.data(), bias, y.data(), sh, k0, k_count);
@@ -224,8 +228,9 @@ void bias_relu(std::span<const float> bias, std::span<float> y, const Shape& sha
   }
   if (y.empty()) return;
   const long count = static_cast<long>(y.size());
-  GPULAB_LAUNCH(bias_relu_kernel, (LaunchConfig{dim3(grid_to_fill(y.size(), 256)), dim3(256)}), bias.data(), y.data(),
-                count, shape.k, shape.p() * shape.q());
+  bias_relu_kernel<<<dim3(grid_to_fill(y.size(), 256)), dim3(256)>>>(bias.data(), y.data(), count, shape.k,
+                                                                     shape.p() * shape.q());
+  check_launch("bias_relu_kernel", dim3(grid_to_fill(y.size(), 256)), dim3(256));
 }
 
 // ---------------------------------------------------------------- 3. im2col + GEMM
@@ -272,15 +277,17 @@ void im2col(std::span<const float> x, std::span<float> columns, const Shape& sha
                                 " elements; the GEMM takes fewer than 2^31");
   }
   if (total == 0) return;
-  GPULAB_LAUNCH(im2col_kernel, (LaunchConfig{dim3(grid_to_fill(total, 256)), dim3(256)}), x.data(), columns.data(),
-                shape, static_cast<long>(total));
+  im2col_kernel<<<dim3(grid_to_fill(total, 256)), dim3(256)>>>(x.data(), columns.data(), shape,
+                                                               static_cast<long>(total));
+  check_launch("im2col_kernel", dim3(grid_to_fill(total, 256)), dim3(256));
 }
 
 void gemm_to_nchw(std::span<const float> product, std::span<float> y, const Shape& shape) {
   if (product.size() < y.size() || y.size() != shape.output_size()) throw std::invalid_argument("gemm_to_nchw: sizes");
   if (y.empty()) return;
-  GPULAB_LAUNCH(gemm_to_nchw_kernel, (LaunchConfig{dim3(grid_to_fill(y.size(), 256)), dim3(256)}), product.data(),
-                y.data(), static_cast<long>(y.size()), shape.n, shape.k, shape.p() * shape.q());
+  gemm_to_nchw_kernel<<<dim3(grid_to_fill(y.size(), 256)), dim3(256)>>>(
+      product.data(), y.data(), static_cast<long>(y.size()), shape.n, shape.k, shape.p() * shape.q());
+  check_launch("gemm_to_nchw_kernel", dim3(grid_to_fill(y.size(), 256)), dim3(256));
 }
 
 void im2col_gemm(std::span<const float> x, std::span<const float> w, std::span<float> y, const Shape& shape,
@@ -316,7 +323,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
   constexpr int TM = kWM / 4, TN = kWN / 8;
   alignas(16) __shared__ float as[2][kBK][kBM + kPad];  // filters, transposed: as[kk][filter]
   alignas(16) __shared__ float bs[2][kBK][kBN];         // columns: bs[kk][position]
-  int2* rows = dynamic_shared<int2>();                  // rows[kk] = {offset in x, r << 16 | s}
+  extern __shared__ int2 rows[];                        // rows[kk] = {offset in x, r << 16 | s}
   const int t = static_cast<int>(threadIdx.x);
   for (int i = t; i < crs; i += kGemmThreads) {
     const int c = i / (R * S), r = i / S % R, s = i % S;
@@ -369,7 +376,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
     if (step + 1 < steps) load_step((step + 1) * kBK);  // in flight during the arithmetic below
 #pragma unroll
     for (int i = 0; i < kBK; ++i) {
-      matmul::warp_tile_products(&as[buffer][i][warp_row], &bs[buffer][i][warp_col], ly, lx, sum);
+      warp_tile_products(&as[buffer][i][warp_row], &bs[buffer][i][warp_col], ly, lx, sum);
     }
     if (step + 1 < steps) store_step(1 - buffer);
     __syncthreads();
@@ -398,8 +405,8 @@ void implicit_gemm(std::span<const float> x, std::span<const float> w, std::span
   }
   const long npq = static_cast<long>(shape.n) * shape.p() * shape.q();
   const dim3 grid(blocks_of(npq, kBN), blocks_of(shape.k, kBM));
-  GPULAB_LAUNCH(implicit_gemm_kernel, (LaunchConfig{grid, dim3(kGemmThreads), sizeof(int2) * crs}), x.data(), w.data(),
-                y.data(), shape);
+  implicit_gemm_kernel<<<grid, dim3(kGemmThreads), sizeof(int2) * crs>>>(x.data(), w.data(), y.data(), shape);
+  check_launch("implicit_gemm_kernel", grid, dim3(kGemmThreads), sizeof(int2) * crs);
 }
 
 // ---------------------------------------------------------------- 5. Winograd F(2×2, 3×3)
@@ -527,16 +534,18 @@ void winograd(std::span<const float> x, std::span<const float> w, std::span<floa
   float* u = workspace.data();
   float* v = u + 16 * K * C;
   float* m = v + 16 * C * T;
-  GPULAB_LAUNCH(winograd_filter_kernel, (LaunchConfig{dim3(blocks_of(static_cast<long>(K * C), 256)), dim3(256)}),
-                w.data(), u, shape.k, shape.c);
-  GPULAB_LAUNCH(winograd_input_kernel, (LaunchConfig{dim3(blocks_of(static_cast<long>(C * T), 256)), dim3(256)}),
-                x.data(), v, shape, tiles.p, tiles.q);
+  winograd_filter_kernel<<<dim3(blocks_of(static_cast<long>(K * C), 256)), dim3(256)>>>(w.data(), u, shape.k, shape.c);
+  check_launch("winograd_filter_kernel", dim3(blocks_of(static_cast<long>(K * C), 256)), dim3(256));
+  winograd_input_kernel<<<dim3(blocks_of(static_cast<long>(C * T), 256)), dim3(256)>>>(x.data(), v, shape, tiles.p,
+                                                                                       tiles.q);
+  check_launch("winograd_input_kernel", dim3(blocks_of(static_cast<long>(C * T), 256)), dim3(256));
   for (std::size_t e = 0; e < 16; ++e) {
     matmul::warp_tiled({u + e * K * C, K * C}, {v + e * C * T, C * T}, {m + e * K * T, K * T}, shape.k,
                        static_cast<int>(T), shape.c);
   }
-  GPULAB_LAUNCH(winograd_output_kernel, (LaunchConfig{dim3(blocks_of(static_cast<long>(K * T), 256)), dim3(256)}), m,
-                y.data(), shape, tiles.p, tiles.q);
+  winograd_output_kernel<<<dim3(blocks_of(static_cast<long>(K * T), 256)), dim3(256)>>>(m, y.data(), shape, tiles.p,
+                                                                                        tiles.q);
+  check_launch("winograd_output_kernel", dim3(blocks_of(static_cast<long>(K * T), 256)), dim3(256));
 }
 
 // ---------------------------------------------------------------- 6. the debugging kernel
@@ -547,7 +556,7 @@ void winograd(std::span<const float> x, std::span<const float> w, std::span<floa
 template <Bug kBug>
 __global__ void debug_tiled_kernel(const float* x, const float* w, float* y, Shape sh) {
   const int C = sh.c, H = sh.h, W = sh.w, K = sh.k, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
-  float* tile = dynamic_shared<float>();
+  extern __shared__ float tile[];
   const int tile_h = tile_extent(kTile, R, sh.stride), tile_w = tile_extent(kTile, S, sh.stride);
   const int n = static_cast<int>(blockIdx.z) / K, k = static_cast<int>(blockIdx.z) % K;
   const int ty = static_cast<int>(threadIdx.x) / kTile, tx = static_cast<int>(threadIdx.x) % kTile;
@@ -584,25 +593,30 @@ void debug_tiled(std::span<const float> x, std::span<const float> w, std::span<f
   check_buffers(x, w, y, shape);
   if (y.empty()) return;
   const long z = static_cast<long>(shape.n) * shape.k;
-  if (z > device().max_grid_dim[2]) throw std::invalid_argument("debug_tiled: too many images × filters for one grid");
+  if (z > device_attribute(cudaDevAttrMaxGridDimZ))
+    throw std::invalid_argument("debug_tiled: too many images × filters for one grid");
   const dim3 grid(blocks_of(shape.q(), kTile), blocks_of(shape.p(), kTile), static_cast<unsigned int>(z));
-  const LaunchConfig config{
-      grid, dim3(kTileThreads),
-      sizeof(float) * tile_extent(kTile, shape.r, shape.stride) * tile_extent(kTile, shape.s, shape.stride)};
+  const dim3 threads(kTileThreads);
+  const std::size_t shared_bytes =
+      sizeof(float) * tile_extent(kTile, shape.r, shape.stride) * tile_extent(kTile, shape.s, shape.stride);
   switch (bug) {
     case Bug::none:
-      GPULAB_LAUNCH(debug_tiled_kernel<Bug::none>, config, x.data(), w.data(), y.data(), shape);
+      debug_tiled_kernel<Bug::none><<<grid, threads, shared_bytes>>>(x.data(), w.data(), y.data(), shape);
+      check_launch("debug_tiled_kernel<Bug::none>", grid, threads, shared_bytes);
       break;
     case Bug::shared_index:
-      GPULAB_LAUNCH(debug_tiled_kernel<Bug::shared_index>, config, x.data(), w.data(), y.data(), shape);
+      debug_tiled_kernel<Bug::shared_index><<<grid, threads, shared_bytes>>>(x.data(), w.data(), y.data(), shape);
+      check_launch("debug_tiled_kernel<Bug::shared_index>", grid, threads, shared_bytes);
       break;
     case Bug::channels:
-      GPULAB_LAUNCH(debug_tiled_kernel<Bug::channels>, config, x.data(), w.data(), y.data(), shape);
+      debug_tiled_kernel<Bug::channels><<<grid, threads, shared_bytes>>>(x.data(), w.data(), y.data(), shape);
+      check_launch("debug_tiled_kernel<Bug::channels>", grid, threads, shared_bytes);
       break;
     case Bug::barrier:
-      GPULAB_LAUNCH(debug_tiled_kernel<Bug::barrier>, config, x.data(), w.data(), y.data(), shape);
+      debug_tiled_kernel<Bug::barrier><<<grid, threads, shared_bytes>>>(x.data(), w.data(), y.data(), shape);
+      check_launch("debug_tiled_kernel<Bug::barrier>", grid, threads, shared_bytes);
       break;
   }
 }
 
-}  // namespace gpulab::GPULAB_TARGET::conv
+}  // namespace gpulab::conv

@@ -16,10 +16,10 @@
 #include <string>
 
 #include "common/gpu_memory.hpp"
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "conv/conv_library.hpp"
 
-namespace gpulab::gpu::conv {
+namespace gpulab::conv {
 
 namespace {
 
@@ -115,8 +115,6 @@ struct FftPlan {
   }
 };
 
-LaunchConfig grid_for(std::size_t items) { return LaunchConfig{dim3(grid_to_fill(items, 256)), dim3(256)}; }
-
 }  // namespace
 
 int fft_size(int extent) {
@@ -137,17 +135,22 @@ void fft(std::span<const float> x, std::span<const float> w, std::span<float> y,
   if (y.empty()) return;
   FftPlan& plan = plan_for<FftPlan>(shape);
   const int lh = plan.lh, lw = plan.lw;
-  GPULAB_LAUNCH(pad_kernel, grid_for(plan.padded_x.size()), x.data(), plan.padded_x.data(),
-                static_cast<long>(shape.n) * shape.c, shape.h, shape.w, lh, lw, shape.pad);
-  GPULAB_LAUNCH(pad_kernel, grid_for(plan.padded_w.size()), w.data(), plan.padded_w.data(),
-                static_cast<long>(shape.k) * shape.c, shape.r, shape.s, lh, lw, 0);
+  pad_kernel<<<grid_to_fill(plan.padded_x.size(), 256), 256>>>(
+      x.data(), plan.padded_x.data(), static_cast<long>(shape.n) * shape.c, shape.h, shape.w, lh, lw, shape.pad);
+  check_launch("pad_kernel", grid_to_fill(plan.padded_x.size(), 256), 256);
+  pad_kernel<<<grid_to_fill(plan.padded_w.size(), 256), 256>>>(
+      w.data(), plan.padded_w.data(), static_cast<long>(shape.k) * shape.c, shape.r, shape.s, lh, lw, 0);
+  check_launch("pad_kernel", grid_to_fill(plan.padded_w.size(), 256), 256);
   GPULAB_CUFFT_CHECK(cufftExecR2C(plan.handles[0], plan.padded_x.data(), plan.spectra_x.data()));
   GPULAB_CUFFT_CHECK(cufftExecR2C(plan.handles[1], plan.padded_w.data(), plan.spectra_w.data()));
-  GPULAB_LAUNCH(multiply_kernel, grid_for(plan.spectra_y.size()), plan.spectra_x.data(), plan.spectra_w.data(),
-                plan.spectra_y.data(), shape.n, shape.k, shape.c, plan.freqs);
+  multiply_kernel<<<grid_to_fill(plan.spectra_y.size(), 256), 256>>>(
+      plan.spectra_x.data(), plan.spectra_w.data(), plan.spectra_y.data(), shape.n, shape.k, shape.c, plan.freqs);
+  check_launch("multiply_kernel", grid_to_fill(plan.spectra_y.size(), 256), 256);
   GPULAB_CUFFT_CHECK(cufftExecC2R(plan.handles[2], plan.spectra_y.data(), plan.spatial_y.data()));
-  GPULAB_LAUNCH(crop_kernel, grid_for(y.size()), plan.spatial_y.data(), y.data(), static_cast<long>(y.size()),
-                shape.p(), shape.q(), shape.stride, lh, lw, 1.0f / (static_cast<float>(lh) * static_cast<float>(lw)));
+  crop_kernel<<<grid_to_fill(y.size(), 256), 256>>>(plan.spatial_y.data(), y.data(), static_cast<long>(y.size()),
+                                                    shape.p(), shape.q(), shape.stride, lh, lw,
+                                                    1.0f / (static_cast<float>(lh) * static_cast<float>(lw)));
+  check_launch("crop_kernel", grid_to_fill(y.size(), 256), 256);
 }
 
-}  // namespace gpulab::gpu::conv
+}  // namespace gpulab::conv

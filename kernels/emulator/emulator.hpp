@@ -1,45 +1,65 @@
 #pragma once
-// The CUDA language on the CPU: what a kernel file (.cu) sees when it is compiled as plain C++
-// for the emulated target (GPULAB_TARGET = emulated). Each block's threads run as fibers that
-// really meet at __syncthreads(); blocks run in parallel on the CPU's cores.
+// The CUDA device language on the CPU: what a kernel file sees when it is compiled as plain C++
+// against the emulator (through the emulator's <cuda_runtime.h>). Each block's threads run as
+// fibers that really meet at __syncthreads(); blocks run in parallel on the CPU's cores.
 //
 // Modelled: __global__/__device__/__host__, threadIdx/blockIdx/blockDim/gridDim/warpSize,
-// static __shared__ (per block) and dynamic shared memory (dynamic_shared<T>()),
-// __syncthreads(), __syncwarp(), warp shuffles and votes, atomics, vector types, the math
-// functions and intrinsics the lessons use, and the launch-configuration rules of a real GPU.
-// Not modelled: tensor cores, the libraries (cuBLAS, cuDNN, cuFFT, NCCL), streams running
-// concurrently, and timing — emulated times are CPU times.
+// static __shared__ (per block) and `extern __shared__` (the launch's dynamic shared memory),
+// __syncthreads() and its _count/_and/_or forms, __syncwarp(), warp shuffles, votes, matches and
+// reductions with CUDA's masks (only the lanes a mask names take part), atomics with CUDA's
+// overloads, memory fences, vector types, and the math, bit and conversion intrinsics.
+// Not modelled: tensor cores, launches from inside a kernel, grid-wide synchronisation, and
+// timing — emulated times are CPU times. Launches run in order, each to its end.
 #include <math.h>  // expf, fmaf, sqrtf, ... in the global namespace, as kernels call them
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cfenv>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
-#include <stdexcept>
-#include <tuple>
+#include <limits>
 #include <type_traits>
-#include <utility>
 
-#include "common/cuda_error.hpp"
-#include "common/device_info.hpp"
-#include "emulator/device.hpp"
-#include "emulator/memory.hpp"
+#include "emulator/runtime_types.hpp"
 #include "emulator/vector_types.hpp"
+
+// What device code may test for: the emulator stands for a compute capability 9.0 GPU.
+#ifndef __CUDACC__
+#define __CUDACC__ 1
+#endif
+#ifndef __CUDA_ARCH__
+#define __CUDA_ARCH__ 900
+#endif
+#define GPULAB_EMULATED 1
 
 // ---- qualifiers
 #define __global__
 #define __device__
 #define __host__
 #define __constant__
+#define __managed__
+#define __restrict__ __restrict
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
+#define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
+#define __grid_constant__
 // Static shared memory: one copy per worker thread, and a worker runs one block at a time, so all
-// threads (fibers) of a block share it and blocks running in parallel do not.
+// threads (fibers) of a block share it and blocks running in parallel do not. `extern __shared__`
+// (dynamic shared memory) is the emulator's per-worker buffer: the emulated build's source
+// rewrite turns the declaration into a reference to it (see emulator/rewrite.hpp).
 #define __shared__ thread_local
+
+// The launch's dynamic shared memory, one buffer per worker (scheduler.cpp).
+extern "C" {
+extern thread_local unsigned char gpulab_emulated_dynamic_shared[];
+}
 
 namespace gpulab::emulated {
 
@@ -49,7 +69,6 @@ struct BlockContext {
   uint3 block_idx;
   dim3 block_dim;
   dim3 grid_dim;
-  unsigned char* dynamic_shared = nullptr;
 };
 
 // The running block (one per worker thread) and the running thread (the current fiber).
@@ -57,15 +76,24 @@ extern thread_local BlockContext* current_block;
 extern thread_local uint3 current_thread_idx;
 
 void syncthreads();
-// Every lane of the calling thread's warp deposits `value`; returns the warp's 32 deposits once
-// all its live lanes have arrived.
-const std::uint64_t* warp_exchange(std::uint64_t value);
+// __syncthreads_count/and/or: a barrier that also combines every thread's predicate.
+enum class BlockVote { count, all, any };
+int syncthreads_vote(int predicate, BlockVote vote);
+// The lanes named in `mask` deposit their value; once every live lane of the mask has arrived,
+// each gets all 32 slots and the lanes that took part (lanes outside the mask are left alone,
+// as on the GPU; lanes that exited before take no part).
+struct Exchange {
+  const std::uint64_t* slots;
+  unsigned lanes;
+};
+Exchange warp_exchange(unsigned mask, std::uint64_t value);
 unsigned int lane_id();
-unsigned int warp_lanes();  // lanes that exist in this warp (fewer in a block's last warp)
+unsigned int live_lanes();  // lanes of this warp that exist and have not exited, as a mask
+[[noreturn]] void not_emulated(const char* what);
 
 template <typename T>
 std::uint64_t to_bits(T v) {
-  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "shuffles move up to 8 bytes");
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "warp exchanges move up to 8 bytes");
   std::uint64_t bits = 0;
   std::memcpy(&bits, &v, sizeof(T));
   return bits;
@@ -78,62 +106,31 @@ T from_bits(std::uint64_t bits) {
 }
 
 // A shuffle: lane `src` of the caller's segment of `width` lanes, or the caller's own value
-// when `src` falls outside it.
+// when `src` falls outside the segment or the warp (CUDA's rule for up and down shuffles).
 template <typename T>
-T shuffle(T var, long src, int width) {
-  const std::uint64_t* slots = warp_exchange(to_bits(var));
+T shuffle(unsigned mask, T var, long src, int width) {
+  const std::uint64_t* slots = warp_exchange(mask, to_bits(var)).slots;
   const long lane = lane_id();
   const long segment = lane / width * width;
-  if (src < segment || src >= segment + width || src >= static_cast<long>(warp_lanes())) return var;
+  if (src < segment || src >= segment + width || src >= 32) return var;
   return from_bits<T>(slots[src]);
 }
 
 }  // namespace detail
 
-struct LaunchConfig {
-  dim3 grid;
-  dim3 block;
-  std::size_t shared_bytes = 0;  // dynamic shared memory per block
-  void* stream = nullptr;        // accepted for source compatibility; launches run in order
-};
-
-// Runs `body` once per thread of every block of the launch, after checking the configuration
-// against the device's limits (the same errors as the GPU) and before checking the guard zones.
-void run_grid(const char* kernel, const char* file, int line, const LaunchConfig& config,
-              const std::function<void()>& body);
-
-template <typename... Params, typename... Args>
-void launch(const char* kernel_name, const char* file, int line, const LaunchConfig& config, void (*kernel)(Params...),
-            Args&&... args) {
-  // Arguments are converted once, as a launch copies them into the kernel's parameter space;
-  // each thread then gets its own copy.
-  const std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
-  run_grid(kernel_name, file, line, config, [&] { std::apply(kernel, params); });
-}
-
-// Theoretical occupancy as a Hopper GPU limits it by threads (2048 per multiprocessor), blocks
-// (32 per multiprocessor) and shared memory; registers are not modelled, so a GPU may report less.
-template <typename... Params>
-double occupancy(void (*)(Params...), int block, std::size_t shared_bytes = 0) {
-  const DeviceInfo& d = device();
-  int blocks = std::min(d.max_threads_per_multiprocessor / std::max(block, 1), 32);
-  if (shared_bytes > 0) blocks = std::min(blocks, static_cast<int>((228 * 1024) / shared_bytes));
-  return static_cast<double>(blocks) * block / d.max_threads_per_multiprocessor;
-}
-
-// cudaMemcpyToSymbol from device memory: `count` elements into a __constant__ array (here an
-// ordinary array, as __constant__ means nothing to the emulator).
-template <typename T, std::size_t N>
-void copy_to_constant(T (&symbol)[N], const T* device_source, std::size_t count) {
-  if (count > N) throw std::invalid_argument("copy_to_constant: more elements than the __constant__ array holds");
-  std::memcpy(symbol, device_source, count * sizeof(T));
-}
-
-// Dynamic shared memory (the launch's shared_bytes), the emulator's `extern __shared__` array.
+// What `extern __shared__ T name[];` refers to: the launch's dynamic shared memory as T[].
 template <typename T>
-T* dynamic_shared() {
-  return reinterpret_cast<T*>(detail::current_block->dynamic_shared);
+T (&dynamic_shared())
+[] {
+  return *reinterpret_cast<T(*)[]>(gpulab_emulated_dynamic_shared);
 }
+
+// Runs `body` once per thread of every block, after checking the configuration against the
+// device's limits. What `kernel<<<grid, block, shared_bytes, stream>>>(args)` becomes in the
+// emulated build. Like a GPU launch it throws nothing: a refused configuration or a fault in the
+// kernel is what the next cudaGetLastError() returns.
+void launch_kernel(const char* kernel, const char* file, int line, const std::function<void()>& body, dim3 grid,
+                   dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr);
 
 }  // namespace gpulab::emulated
 
@@ -144,109 +141,481 @@ T* dynamic_shared() {
 #define gridDim (::gpulab::emulated::detail::current_block->grid_dim)
 inline constexpr int warpSize = 32;
 
-// ---- synchronisation, warp shuffles and votes
+// ---- barriers and fences
 inline void __syncthreads() { ::gpulab::emulated::detail::syncthreads(); }
-inline void __syncwarp(unsigned /*mask*/ = 0xffffffffu) { ::gpulab::emulated::detail::warp_exchange(0); }
+inline int __syncthreads_count(int predicate) {
+  return ::gpulab::emulated::detail::syncthreads_vote(predicate, ::gpulab::emulated::detail::BlockVote::count);
+}
+inline int __syncthreads_and(int predicate) {
+  return ::gpulab::emulated::detail::syncthreads_vote(predicate, ::gpulab::emulated::detail::BlockVote::all);
+}
+inline int __syncthreads_or(int predicate) {
+  return ::gpulab::emulated::detail::syncthreads_vote(predicate, ::gpulab::emulated::detail::BlockVote::any);
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu) { ::gpulab::emulated::detail::warp_exchange(mask, 0); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
+// ---- warp shuffles, votes, matches and reductions (the lanes of `mask` take part)
 template <typename T>
-T __shfl_sync(unsigned /*mask*/, T var, int src_lane, int width = warpSize) {
+T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize) {
   const long lane = ::gpulab::emulated::detail::lane_id();
-  return ::gpulab::emulated::detail::shuffle(var, lane / width * width + src_lane % width, width);
-}
-template <typename T>
-T __shfl_up_sync(unsigned /*mask*/, T var, unsigned delta, int width = warpSize) {
-  return ::gpulab::emulated::detail::shuffle(var, static_cast<long>(::gpulab::emulated::detail::lane_id()) - delta,
+  return ::gpulab::emulated::detail::shuffle(mask, var, lane / width * width + ((src_lane % width) + width) % width,
                                              width);
 }
 template <typename T>
-T __shfl_down_sync(unsigned /*mask*/, T var, unsigned delta, int width = warpSize) {
-  return ::gpulab::emulated::detail::shuffle(var, static_cast<long>(::gpulab::emulated::detail::lane_id()) + delta,
-                                             width);
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+  const long lane = ::gpulab::emulated::detail::lane_id();
+  return ::gpulab::emulated::detail::shuffle(mask, var, lane - static_cast<long>(delta), width);
 }
 template <typename T>
-T __shfl_xor_sync(unsigned /*mask*/, T var, int lane_mask, int width = warpSize) {
-  return ::gpulab::emulated::detail::shuffle(
-      var, static_cast<long>(::gpulab::emulated::detail::lane_id() ^ static_cast<unsigned>(lane_mask)), width);
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize) {
+  const long lane = ::gpulab::emulated::detail::lane_id();
+  return ::gpulab::emulated::detail::shuffle(mask, var, lane + static_cast<long>(delta), width);
 }
-inline unsigned __ballot_sync(unsigned mask, int predicate) {
-  const std::uint64_t* slots = ::gpulab::emulated::detail::warp_exchange(predicate != 0);
+template <typename T>
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {
+  const long lane = ::gpulab::emulated::detail::lane_id();
+  return ::gpulab::emulated::detail::shuffle(mask, var, lane ^ static_cast<long>(lane_mask), width);
+}
+namespace gpulab::emulated::detail {
+struct Vote {
+  unsigned bits, lanes;
+};
+inline Vote ballot(unsigned mask, int predicate) {
+  const Exchange e = warp_exchange(mask, predicate != 0);
   unsigned bits = 0;
-  for (unsigned lane = 0; lane < ::gpulab::emulated::detail::warp_lanes(); ++lane) {
-    if (slots[lane] != 0) bits |= 1u << lane;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if ((e.lanes >> lane & 1u) != 0 && e.slots[lane] != 0) bits |= 1u << lane;
   }
-  return bits & mask;
+  return {bits, e.lanes};
+}
+}  // namespace gpulab::emulated::detail
+inline unsigned __ballot_sync(unsigned mask, int predicate) {
+  return ::gpulab::emulated::detail::ballot(mask, predicate).bits;
 }
 inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
 inline int __all_sync(unsigned mask, int predicate) {
-  const unsigned lanes = ::gpulab::emulated::detail::warp_lanes();
-  const unsigned present = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
-  return __ballot_sync(mask, predicate) == (mask & present);
+  const auto vote = ::gpulab::emulated::detail::ballot(mask, predicate);
+  return vote.bits == vote.lanes;
 }
-inline unsigned __activemask() {
-  const unsigned lanes = ::gpulab::emulated::detail::warp_lanes();
-  return lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
+inline int __uni_sync(unsigned mask, int predicate) {
+  const auto vote = ::gpulab::emulated::detail::ballot(mask, predicate);
+  return vote.bits == 0 || vote.bits == vote.lanes;
+}
+// The lanes that have not exited. (A GPU gives the lanes converged at this instruction; the
+// emulator's lanes do not run in lockstep, so it cannot tell which of them would be.)
+inline unsigned __activemask() { return ::gpulab::emulated::detail::live_lanes(); }
+inline unsigned __lanemask_lt() { return (1u << ::gpulab::emulated::detail::lane_id()) - 1u; }
+namespace gpulab::emulated::detail {
+template <typename T>
+Vote match(unsigned mask, T value) {
+  const std::uint64_t mine = to_bits(value);
+  const Exchange e = warp_exchange(mask, mine);
+  unsigned bits = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if ((e.lanes >> lane & 1u) != 0 && e.slots[lane] == mine) bits |= 1u << lane;
+  }
+  return {bits, e.lanes};
+}
+}  // namespace gpulab::emulated::detail
+template <typename T>
+unsigned __match_any_sync(unsigned mask, T value) {
+  return ::gpulab::emulated::detail::match(mask, value).bits;
+}
+template <typename T>
+unsigned __match_all_sync(unsigned mask, T value, int* pred) {
+  const auto same = ::gpulab::emulated::detail::match(mask, value);
+  *pred = same.bits == same.lanes;
+  return same.bits == same.lanes ? same.lanes : 0u;
+}
+namespace gpulab::emulated::detail {
+template <typename T, typename Combine>
+T warp_reduce(unsigned mask, T value, Combine combine) {
+  const Exchange e = warp_exchange(mask, to_bits(value));
+  bool first = true;
+  T result{};
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if ((e.lanes >> lane & 1u) == 0) continue;
+    const T v = from_bits<T>(e.slots[lane]);
+    result = first ? v : combine(result, v);
+    first = false;
+  }
+  return result;
+}
+}  // namespace gpulab::emulated::detail
+inline unsigned __reduce_add_sync(unsigned mask, unsigned v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](unsigned a, unsigned b) { return a + b; });
+}
+inline int __reduce_add_sync(unsigned mask, int v) {
+  return static_cast<int>(__reduce_add_sync(mask, static_cast<unsigned>(v)));
+}
+inline unsigned __reduce_min_sync(unsigned mask, unsigned v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](unsigned a, unsigned b) { return a < b ? a : b; });
+}
+inline int __reduce_min_sync(unsigned mask, int v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](int a, int b) { return a < b ? a : b; });
+}
+inline unsigned __reduce_max_sync(unsigned mask, unsigned v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](unsigned a, unsigned b) { return a > b ? a : b; });
+}
+inline int __reduce_max_sync(unsigned mask, int v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](int a, int b) { return a > b ? a : b; });
+}
+inline unsigned __reduce_and_sync(unsigned mask, unsigned v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](unsigned a, unsigned b) { return a & b; });
+}
+inline unsigned __reduce_or_sync(unsigned mask, unsigned v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](unsigned a, unsigned b) { return a | b; });
+}
+inline unsigned __reduce_xor_sync(unsigned mask, unsigned v) {
+  return ::gpulab::emulated::detail::warp_reduce(mask, v, [](unsigned a, unsigned b) { return a ^ b; });
 }
 
-// ---- atomics: blocks run in parallel on several cores, so these are real atomics
+// ---- atomics, with CUDA's overloads: the value converts to the pointee's type, so
+// atomicAdd(&count, 1) works on an unsigned int* as it does with nvcc. Blocks run in parallel on
+// several cores, so these are real atomics.
 template <typename T>
-T atomicAdd(T* address, T value) {
+T atomicAdd(T* address, std::type_identity_t<T> value) {
   return std::atomic_ref<T>(*address).fetch_add(value);
 }
 template <typename T>
-T atomicSub(T* address, T value) {
+T atomicSub(T* address, std::type_identity_t<T> value) {
   return std::atomic_ref<T>(*address).fetch_sub(value);
 }
 template <typename T>
-T atomicExch(T* address, T value) {
+T atomicExch(T* address, std::type_identity_t<T> value) {
   return std::atomic_ref<T>(*address).exchange(value);
 }
 template <typename T>
-T atomicCAS(T* address, T compare, T value) {
+T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> value) {
   std::atomic_ref<T>(*address).compare_exchange_strong(compare, value);
   return compare;  // the old value, as CUDA returns it
 }
+template <typename T>
+T atomicAnd(T* address, std::type_identity_t<T> value) {
+  return std::atomic_ref<T>(*address).fetch_and(value);
+}
+template <typename T>
+T atomicOr(T* address, std::type_identity_t<T> value) {
+  return std::atomic_ref<T>(*address).fetch_or(value);
+}
+template <typename T>
+T atomicXor(T* address, std::type_identity_t<T> value) {
+  return std::atomic_ref<T>(*address).fetch_xor(value);
+}
 namespace gpulab::emulated::detail {
-// Replaces *address with value while `replaces(value, old)` holds; returns the old value.
-template <typename T, typename Replaces>
-T atomic_update(T* address, T value, Replaces replaces) {
+// Replaces *address with next(old) while `replaces(old)` holds; returns the old value.
+template <typename T, typename Replaces, typename Next>
+T atomic_update(T* address, Replaces replaces, Next next) {
   std::atomic_ref<T> ref(*address);
   T old = ref.load();
-  while (replaces(value, old) && !ref.compare_exchange_weak(old, value)) {
+  while (replaces(old) && !ref.compare_exchange_weak(old, next(old))) {
   }
   return old;
 }
 }  // namespace gpulab::emulated::detail
 template <typename T>
-T atomicMax(T* address, T value) {
-  return ::gpulab::emulated::detail::atomic_update(address, value, [](T v, T old) { return old < v; });
+T atomicMax(T* address, std::type_identity_t<T> value) {
+  return ::gpulab::emulated::detail::atomic_update(
+      address, [value](T old) { return old < value; }, [value](T) { return value; });
 }
 template <typename T>
-T atomicMin(T* address, T value) {
-  return ::gpulab::emulated::detail::atomic_update(address, value, [](T v, T old) { return v < old; });
+T atomicMin(T* address, std::type_identity_t<T> value) {
+  return ::gpulab::emulated::detail::atomic_update(
+      address, [value](T old) { return value < old; }, [value](T) { return value; });
 }
+// ((old >= limit) ? 0 : old + 1) and ((old == 0 || old > limit) ? limit : old - 1), as CUDA's.
+inline unsigned atomicInc(unsigned* address, unsigned limit) {
+  return ::gpulab::emulated::detail::atomic_update(
+      address, [](unsigned) { return true; }, [limit](unsigned old) { return old >= limit ? 0u : old + 1; });
+}
+inline unsigned atomicDec(unsigned* address, unsigned limit) {
+  return ::gpulab::emulated::detail::atomic_update(
+      address, [](unsigned) { return true; },
+      [limit](unsigned old) { return (old == 0 || old > limit) ? limit : old - 1; });
+}
+// The _block and _system scopes are the same atomics here.
+#define GPULAB_ATOMIC_SCOPES(name)                                       \
+  template <typename T, typename... Rest>                                \
+  T name##_block(T* address, Rest... rest) {                             \
+    return name(address, static_cast<std::type_identity_t<T>>(rest)...); \
+  }                                                                      \
+  template <typename T, typename... Rest>                                \
+  T name##_system(T* address, Rest... rest) {                            \
+    return name(address, static_cast<std::type_identity_t<T>>(rest)...); \
+  }
+GPULAB_ATOMIC_SCOPES(atomicAdd)
+GPULAB_ATOMIC_SCOPES(atomicSub)
+GPULAB_ATOMIC_SCOPES(atomicExch)
+GPULAB_ATOMIC_SCOPES(atomicCAS)
+GPULAB_ATOMIC_SCOPES(atomicAnd)
+GPULAB_ATOMIC_SCOPES(atomicOr)
+GPULAB_ATOMIC_SCOPES(atomicXor)
+GPULAB_ATOMIC_SCOPES(atomicMax)
+GPULAB_ATOMIC_SCOPES(atomicMin)
+#undef GPULAB_ATOMIC_SCOPES
+
+// ---- min and max: CUDA's overloads for host and device code
+#define GPULAB_MIN_MAX(A, B, R)                                                                                    \
+  inline R min(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); } \
+  inline R max(A a, B b) { return static_cast<R>(a) > static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); }
+GPULAB_MIN_MAX(int, int, int)
+GPULAB_MIN_MAX(unsigned int, unsigned int, unsigned int)
+GPULAB_MIN_MAX(int, unsigned int, unsigned int)
+GPULAB_MIN_MAX(unsigned int, int, unsigned int)
+GPULAB_MIN_MAX(long, long, long)
+GPULAB_MIN_MAX(unsigned long, unsigned long, unsigned long)
+GPULAB_MIN_MAX(long, unsigned long, unsigned long)
+GPULAB_MIN_MAX(unsigned long, long, unsigned long)
+GPULAB_MIN_MAX(long long, long long, long long)
+GPULAB_MIN_MAX(unsigned long long, unsigned long long, unsigned long long)
+GPULAB_MIN_MAX(long long, unsigned long long, unsigned long long)
+GPULAB_MIN_MAX(unsigned long long, long long, unsigned long long)
+GPULAB_MIN_MAX(float, float, float)
+GPULAB_MIN_MAX(double, double, double)
+GPULAB_MIN_MAX(float, double, double)
+GPULAB_MIN_MAX(double, float, double)
+#undef GPULAB_MIN_MAX
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a > b ? a : b; }
 
 // ---- math intrinsics. The fast GPU versions (__expf, ...) trade accuracy for speed; here they
 // are the exact library functions, so an emulated run does not show their error. (glibc's
 // math.h already declares __expf and its kin, hence inline and noexcept rather than static.)
 inline float __expf(float x) noexcept { return expf(x); }
+inline float __exp10f(float x) noexcept { return powf(10.0f, x); }
 inline float __logf(float x) noexcept { return logf(x); }
+inline float __log2f(float x) noexcept { return log2f(x); }
+inline float __log10f(float x) noexcept { return log10f(x); }
 inline float __sinf(float x) noexcept { return sinf(x); }
 inline float __cosf(float x) noexcept { return cosf(x); }
+inline float __tanf(float x) noexcept { return tanf(x); }
+inline void __sincosf(float x, float* s, float* c) noexcept { *s = sinf(x), *c = cosf(x); }
 inline float __powf(float x, float y) noexcept { return powf(x, y); }
 static inline float __fdividef(float x, float y) { return x / y; }
+static inline float fdividef(float x, float y) { return x / y; }
 static inline float __frcp_rn(float x) { return 1.0f / x; }
-static inline float __fmaf_rn(float x, float y, float z) { return fmaf(x, y, z); }
+static inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }
 static inline float __fsqrt_rn(float x) { return sqrtf(x); }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+static inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+static inline double rcbrt(double x) { return 1.0 / std::cbrt(x); }
+static inline float sinpif(float x) { return sinf(3.14159265358979f * x); }
+static inline float cospif(float x) { return cosf(3.14159265358979f * x); }
+static inline void sincospif(float x, float* s, float* c) { *s = sinpif(x), *c = cospif(x); }
+static inline double sinpi(double x) { return std::sin(3.141592653589793 * x); }
+static inline double cospi(double x) { return std::cos(3.141592653589793 * x); }
+static inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678f); }
+static inline double normcdf(double x) { return 0.5 * std::erfc(-x * 0.7071067811865476); }
 static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+static inline float __fmaf_rn(float x, float y, float z) { return fmaf(x, y, z); }
+static inline double __fma_rn(double x, double y, double z) { return std::fma(x, y, z); }
+static inline float __fadd_rn(float x, float y) { return x + y; }
+static inline float __fsub_rn(float x, float y) { return x - y; }
+static inline float __fmul_rn(float x, float y) { return x * y; }
+static inline float __fdiv_rn(float x, float y) { return x / y; }
+static inline double __dadd_rn(double x, double y) { return x + y; }
+static inline double __dsub_rn(double x, double y) { return x - y; }
+static inline double __dmul_rn(double x, double y) { return x * y; }
+static inline double __ddiv_rn(double x, double y) { return x / y; }
+
+// ---- bit intrinsics
 static inline int __popc(unsigned x) { return std::popcount(x); }
 static inline int __popcll(unsigned long long x) { return std::popcount(x); }
+static inline int __clz(int x) { return std::countl_zero(static_cast<unsigned>(x)); }
+static inline int __clzll(long long x) { return std::countl_zero(static_cast<unsigned long long>(x)); }
+static inline int __ffs(int x) { return x == 0 ? 0 : std::countr_zero(static_cast<unsigned>(x)) + 1; }
+static inline int __ffsll(long long x) { return x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1; }
+static inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i, x >>= 1) r = (r << 1) | (x & 1u);
+  return r;
+}
+static inline unsigned long long __brevll(unsigned long long x) {
+  unsigned long long r = 0;
+  for (int i = 0; i < 64; ++i, x >>= 1) r = (r << 1) | (x & 1u);
+  return r;
+}
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * i)) & 7u))) & 0xFFu) << (8 * i);
+  return r;
+}
+static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>((both << (shift & 31u)) >> 32);
+}
+static inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>((both << (shift > 32 ? 32 : shift)) >> 32);
+}
+static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>(both >> (shift & 31u));
+}
+static inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned long long both = (static_cast<unsigned long long>(hi) << 32) | lo;
+  return static_cast<unsigned>(both >> (shift > 32 ? 32 : shift));
+}
+static inline int __mul24(int x, int y) { return (x << 8 >> 8) * (y << 8 >> 8); }
+static inline unsigned __umul24(unsigned x, unsigned y) { return (x & 0xFFFFFFu) * (y & 0xFFFFFFu); }
+static inline int __mulhi(int x, int y) { return static_cast<int>((static_cast<long long>(x) * y) >> 32); }
+static inline unsigned __umulhi(unsigned x, unsigned y) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(x) * y) >> 32);
+}
+static inline long long __mul64hi(long long x, long long y) {
+  __extension__ using wide = __int128;
+  return static_cast<long long>((static_cast<wide>(x) * y) >> 64);
+}
+static inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
+  __extension__ using wide = unsigned __int128;
+  return static_cast<unsigned long long>((static_cast<wide>(x) * y) >> 64);
+}
+static inline unsigned __sad(int x, int y, unsigned z) {
+  return (x > y ? static_cast<unsigned>(x - y) : static_cast<unsigned>(y - x)) + z;
+}
+static inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return (x > y ? x - y : y - x) + z; }
+static inline int __hadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y) >> 1); }
+static inline int __rhadd(int x, int y) { return static_cast<int>((static_cast<long long>(x) + y + 1) >> 1); }
+static inline unsigned __uhadd(unsigned x, unsigned y) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(x) + y) >> 1);
+}
+static inline unsigned __urhadd(unsigned x, unsigned y) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(x) + y + 1) >> 1);
+}
+
+// ---- reinterpretations and conversions with CUDA's rounding modes
 static inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
 static inline float __int_as_float(int x) { return std::bit_cast<float>(x); }
 static inline unsigned __float_as_uint(float x) { return std::bit_cast<unsigned>(x); }
 static inline float __uint_as_float(unsigned x) { return std::bit_cast<float>(x); }
+static inline long long __double_as_longlong(double x) { return std::bit_cast<long long>(x); }
+static inline double __longlong_as_double(long long x) { return std::bit_cast<double>(x); }
+static inline int __double2hiint(double x) { return static_cast<int>(std::bit_cast<unsigned long long>(x) >> 32); }
+static inline int __double2loint(double x) {
+  return static_cast<int>(std::bit_cast<unsigned long long>(x) & 0xFFFFFFFFu);
+}
+static inline double __hiloint2double(int hi, int lo) {
+  return std::bit_cast<double>((static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) |
+                               static_cast<unsigned>(lo));
+}
+namespace gpulab::emulated::detail {
+// x rounded to an integer in the mode named by the suffix: rn (nearest, ties to even), rz
+// (towards zero), ru (up), rd (down).
+inline double round_mode(double x, char mode) {
+  switch (mode) {
+    case 'z':
+      return std::trunc(x);
+    case 'u':
+      return std::ceil(x);
+    case 'd':
+      return std::floor(x);
+    default:
+      return std::nearbyint(x);
+  }
+}
+// A float or double to an integer type, saturating as the GPU does (NaN gives 0 or the minimum).
+template <typename I>
+I to_integer(double x, char mode) {
+  if (std::isnan(x)) return std::is_signed_v<I> ? static_cast<I>(std::numeric_limits<I>::min()) : I{0};
+  const double r = round_mode(x, mode);
+  if (r <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (r >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(r);
+}
+// A wider value to float, rounded in a direction: the nearest float, then one step if it went
+// the wrong way.
+inline float to_float(long double x, char mode) {
+  float f = static_cast<float>(x);
+  if (mode == 'u' && static_cast<long double>(f) < x) f = std::nextafter(f, INFINITY);
+  if (mode == 'd' && static_cast<long double>(f) > x) f = std::nextafter(f, -INFINITY);
+  if (mode == 'z' && std::fabs(static_cast<long double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  return f;
+}
+}  // namespace gpulab::emulated::detail
+#define GPULAB_ROUNDED(mode, m)                                                                                 \
+  static inline int __float2int_##mode(float x) { return ::gpulab::emulated::detail::to_integer<int>(x, m); }   \
+  static inline unsigned __float2uint_##mode(float x) {                                                         \
+    return ::gpulab::emulated::detail::to_integer<unsigned>(x, m);                                              \
+  }                                                                                                             \
+  static inline long long __float2ll_##mode(float x) {                                                          \
+    return ::gpulab::emulated::detail::to_integer<long long>(x, m);                                             \
+  }                                                                                                             \
+  static inline unsigned long long __float2ull_##mode(float x) {                                                \
+    return ::gpulab::emulated::detail::to_integer<unsigned long long>(x, m);                                    \
+  }                                                                                                             \
+  static inline int __double2int_##mode(double x) { return ::gpulab::emulated::detail::to_integer<int>(x, m); } \
+  static inline unsigned __double2uint_##mode(double x) {                                                       \
+    return ::gpulab::emulated::detail::to_integer<unsigned>(x, m);                                              \
+  }                                                                                                             \
+  static inline long long __double2ll_##mode(double x) {                                                        \
+    return ::gpulab::emulated::detail::to_integer<long long>(x, m);                                             \
+  }                                                                                                             \
+  static inline float __int2float_##mode(int x) { return ::gpulab::emulated::detail::to_float(x, m); }          \
+  static inline float __uint2float_##mode(unsigned x) { return ::gpulab::emulated::detail::to_float(x, m); }    \
+  static inline float __ll2float_##mode(long long x) { return ::gpulab::emulated::detail::to_float(x, m); }     \
+  static inline float __double2float_##mode(double x) { return ::gpulab::emulated::detail::to_float(x, m); }
+GPULAB_ROUNDED(rn, 'n')
+GPULAB_ROUNDED(rz, 'z')
+GPULAB_ROUNDED(ru, 'u')
+GPULAB_ROUNDED(rd, 'd')
+#undef GPULAB_ROUNDED
+static inline double __int2double_rn(int x) { return x; }
+static inline double __uint2double_rn(unsigned x) { return x; }
+
+// ---- loads and stores with cache hints: plain accesses here
 template <typename T>
 T __ldg(const T* p) {
   return *p;
 }
+template <typename T>
+T __ldcg(const T* p) {
+  return *p;
+}
+template <typename T>
+T __ldca(const T* p) {
+  return *p;
+}
+template <typename T>
+T __ldcs(const T* p) {
+  return *p;
+}
+template <typename T>
+T __ldlu(const T* p) {
+  return *p;
+}
+template <typename T>
+T __ldcv(const T* p) {
+  return *p;
+}
+template <typename T>
+void __stwb(T* p, T v) {
+  *p = v;
+}
+template <typename T>
+void __stcg(T* p, T v) {
+  *p = v;
+}
+template <typename T>
+void __stcs(T* p, T v) {
+  *p = v;
+}
+template <typename T>
+void __stwt(T* p, T v) {
+  *p = v;
+}
+
+// ---- clocks: CPU time, in nanoseconds
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+inline void __nanosleep(unsigned) {}

@@ -1,56 +1,46 @@
 // Emulated launches: the GPU's configuration rules and error messages, then the grid, then the
-// checked mode's inspection of every buffer's guard zones.
+// checked mode's inspection of every buffer's guard zones. Like a GPU launch, a launch throws
+// nothing: what went wrong is what the next cudaGetLastError() returns, with the emulator's
+// explanation beside CUDA's message (error_detail()).
 #include <mutex>
 #include <string>
 
 #include "common/launch_description.hpp"
+#include "emulator/device.hpp"
 #include "emulator/emulator.hpp"
+#include "emulator/errors.hpp"
+#include "emulator/memory.hpp"
 #include "emulator/runtime.hpp"
 
 namespace gpulab::emulated {
 
 namespace {
 
-// CUDA's codes and messages for the errors the emulator reproduces. A GPU with CUDA 13 (driver
-// 580) refuses an oversized block with cudaErrorInvalidValue; the GPU tests check that the
-// emulator refuses the same configurations with the same error.
-constexpr int kInvalidValue = 1;
-constexpr int kIllegalAddress = 700;
-constexpr int kLaunchFailure = 719;
-const char* const kInvalidValueMessage = "invalid argument (cudaErrorInvalidValue)";
-const char* const kIllegalAddressMessage = "an illegal memory access was encountered (cudaErrorIllegalAddress)";
-
 Dims dims(const dim3& d) { return {d.x, d.y, d.z}; }
 
-[[noreturn]] void fail(const char* kernel, const LaunchConfig& c, const char* file, int line, int code,
-                       const char* cuda_message, const std::string& why) {
-  const std::string message = std::string(cuda_message) + (why.empty() ? "" : " — " + why);
-  throw CudaError(code, cuda_message,
-                  launch_failure(kernel, dims(c.grid), dims(c.block), c.shared_bytes, file, line, message));
-}
-
-void check_config(const char* kernel, const LaunchConfig& c, const char* file, int line) {
+// Why CUDA would refuse this configuration, or "".
+std::string refusal(dim3 grid, dim3 block, std::size_t shared_bytes, std::size_t shared_limit) {
   const DeviceInfo& d = device();
-  const auto bad = [&](const std::string& why) {
-    fail(kernel, c, file, line, kInvalidValue, kInvalidValueMessage, why);
-  };
-  const unsigned b[3] = {c.block.x, c.block.y, c.block.z};
-  const unsigned g[3] = {c.grid.x, c.grid.y, c.grid.z};
+  const unsigned b[3] = {block.x, block.y, block.z};
+  const unsigned g[3] = {grid.x, grid.y, grid.z};
   for (int i = 0; i < 3; ++i) {
-    if (b[i] == 0 || g[i] == 0) bad("a grid or block dimension is 0");
+    if (b[i] == 0 || g[i] == 0) return "a grid or block dimension is 0";
     if (b[i] > static_cast<unsigned>(d.max_block_dim[i])) {
-      bad("block dimension " + std::to_string(i) + " is over " + std::to_string(d.max_block_dim[i]));
+      return "block dimension " + std::to_string(i) + " is over " + std::to_string(d.max_block_dim[i]);
     }
     if (g[i] > static_cast<unsigned>(d.max_grid_dim[i])) {
-      bad("grid dimension " + std::to_string(i) + " is over " + std::to_string(d.max_grid_dim[i]));
+      return "grid dimension " + std::to_string(i) + " is over " + std::to_string(d.max_grid_dim[i]);
     }
   }
   if (std::size_t{b[0]} * b[1] * b[2] > static_cast<std::size_t>(d.max_threads_per_block)) {
-    bad("more than " + std::to_string(d.max_threads_per_block) + " threads per block");
+    return "more than " + std::to_string(d.max_threads_per_block) + " threads per block";
   }
-  if (c.shared_bytes > d.shared_memory_per_block) {
-    bad("more than " + std::to_string(d.shared_memory_per_block) + " bytes of dynamic shared memory per block");
+  if (shared_bytes > shared_limit) {
+    return "more than " + std::to_string(shared_limit) +
+           " bytes of dynamic shared memory per block (above 48 KB a kernel must first ask with "
+           "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))";
   }
+  return "";
 }
 
 }  // namespace
@@ -74,18 +64,33 @@ const DeviceInfo& device() {
   return info;
 }
 
-void run_grid(const char* kernel, const char* file, int line, const LaunchConfig& config,
-              const std::function<void()>& body) {
-  check_config(kernel, config, file, line);
+void launch_kernel(const char* kernel, const char* file, int line, const std::function<void()>& body, dim3 grid,
+                   dim3 block, std::size_t shared_bytes, cudaStream_t /*stream: launches run in order*/) {
+  const auto failed = [&](cudaError_t code, const std::string& why) {
+    record_error(code, launch_failure(kernel, dims(grid), dims(block), shared_bytes, file, line,
+                                      std::string(error_message(code)) + (why.empty() ? "" : " — " + why)));
+  };
+  if (in_kernel()) {
+    failed(cudaErrorNotSupported, "a launch from inside a kernel (dynamic parallelism) is not emulated");
+    return;
+  }
+  if (const std::string why =
+          refusal(grid, block, shared_bytes,
+                  std::max(device().shared_memory_per_block, static_cast<std::size_t>(largest_dynamic_shared_limit())));
+      !why.empty()) {
+    failed(cudaErrorInvalidValue, why);
+    return;
+  }
   static std::mutex one_launch_at_a_time;
   std::lock_guard lock(one_launch_at_a_time);
   try {
-    run_blocks(config, body);
+    run_blocks(grid, block, shared_bytes, body);
   } catch (const std::exception& e) {
-    fail(kernel, config, file, line, kLaunchFailure, "unspecified launch failure (cudaErrorLaunchFailure)", e.what());
+    failed(cudaErrorLaunchFailure, e.what());
+    return;
   }
   if (const std::string corrupted = check_guard_zones(); !corrupted.empty()) {
-    fail(kernel, config, file, line, kIllegalAddress, kIllegalAddressMessage, corrupted);
+    failed(cudaErrorIllegalAddress, corrupted);
   }
 }
 

@@ -96,6 +96,30 @@ void* HostMemory::allocate(std::size_t bytes, const char* /*name*/, std::size_t 
 
 void HostMemory::free(void* p) noexcept { std::free(p); }
 
+BufferLookup find_buffer(const void* p) {
+  const auto* address = static_cast<const unsigned char*>(p);
+  std::lock_guard lock(registry().mutex);
+  auto& live = registry().live;
+  auto it = live.upper_bound(const_cast<unsigned char*>(address));
+  if (it == live.begin()) return {};
+  --it;
+  const std::size_t offset = static_cast<std::size_t>(address - it->first);
+  if (offset >= it->second.bytes && !(offset == 0 && it->second.bytes == 0)) return {};
+  return {true, offset, it->second.bytes, it->second.name};
+}
+
+bool is_buffer_start(const void* p) {
+  std::lock_guard lock(registry().mutex);
+  return registry().live.count(static_cast<unsigned char*>(const_cast<void*>(p))) != 0;
+}
+
+std::size_t live_device_bytes() {
+  std::lock_guard lock(registry().mutex);
+  std::size_t total = 0;
+  for (const auto& [user, a] : registry().live) total += a.bytes;
+  return total;
+}
+
 std::string check_guard_zones() {
   std::lock_guard lock(registry().mutex);
   std::string first;  // every guard is inspected (and repaired); the first damage is reported

@@ -5,6 +5,7 @@
 // silently corrupting memory as it might on a GPU.
 #include <cstddef>
 #include <cstring>
+#include <string>
 
 #include "common/device_buffer.hpp"
 #include "common/owned_buffer.hpp"
@@ -31,6 +32,19 @@ template <typename T>
 using DeviceBuffer = BasicDeviceBuffer<T, GuardedMemory>;
 template <typename T>
 using HostBuffer = OwnedBuffer<T, HostMemory>;
+
+// The live buffer that holds [p, p + bytes), or why there is none ("" and the buffer's size when
+// there is): what cudaMemcpy and cudaFree check a device pointer against.
+struct BufferLookup {
+  bool found = false;      // p lies inside a live buffer
+  std::size_t offset = 0;  // of p from the buffer's start
+  std::size_t size = 0;    // the buffer's bytes
+  std::string name;
+};
+BufferLookup find_buffer(const void* p);
+// Whether p is the start of a live buffer (what cudaFree takes).
+bool is_buffer_start(const void* p);
+std::size_t live_device_bytes();
 
 // Inspects every live buffer's guards; returns a description of the first corrupted one (and
 // repairs the guards), or an empty string.

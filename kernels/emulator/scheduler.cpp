@@ -1,19 +1,32 @@
-// The emulator's execution: blocks are spread over a pool of worker threads; inside a block
-// every CUDA thread is a fiber. A fiber runs until it must wait for others (__syncthreads, a warp
-// shuffle or vote) and then yields; the worker resumes the block's fibers round after round until
-// all have finished. So a barrier really is a meeting point: a thread that reads shared memory
-// before the barrier that would have ordered it sees what a GPU might show — another thread's
-// element not written yet.
+// The emulator's execution: blocks are spread over a pool of worker threads; inside a block every
+// CUDA thread runs until it must wait for others (__syncthreads, a warp shuffle or vote) and then
+// yields; the worker resumes the block's waiting threads round after round until all have
+// finished. So a barrier really is a meeting point: a thread that reads shared memory before the
+// barrier that would have ordered it sees what a GPU might show — another thread's element not
+// written yet.
+//
+// Threads start one after another on a "runner" fiber. A thread that finishes without waiting
+// needs no fiber of its own; one that waits keeps the runner it was on (its stack is there), and
+// a fresh runner starts the next thread. So a kernel without barriers costs one fiber per block,
+// not one per thread, and the order in which threads run is the same either way: thread 0 until
+// it waits or ends, then thread 1, ...
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "emulator/emulator.hpp"
 #include "emulator/runtime.hpp"
+
+// The launch's dynamic shared memory (`extern __shared__`): one buffer per worker, which runs one
+// block at a time. Kernels reach it through an asm label (see tools/cuda_rewrite).
+extern "C" {
+alignas(128) thread_local unsigned char gpulab_emulated_dynamic_shared[gpulab::emulated::kMaxDynamicShared];
+}
 
 namespace gpulab::emulated {
 
@@ -26,19 +39,38 @@ thread_local uint3 current_thread_idx = {0, 0, 0};
 
 namespace {
 
-struct Warp {
-  unsigned live = 0;     // lanes not finished
-  unsigned lanes = 0;    // lanes that exist
-  unsigned arrived = 0;  // at the current exchange
+// The lanes of a warp that meet at warp operations with one mask.
+struct WarpGroup {
+  unsigned mask = 0;
+  unsigned arrived = 0;  // lanes at the current exchange
   std::uint64_t generation = 0;
   std::uint64_t slots[2][32] = {};  // by generation parity: a fast lane cannot overwrite a slow one's read
+  unsigned lanes[2] = {0, 0};       // the lanes that took part, by the same parity
+
+  void release(unsigned live) {
+    lanes[generation & 1] = mask & live;
+    arrived = 0;
+    ++generation;
+  }
+};
+
+struct Warp {
+  unsigned live = 0;  // lanes that exist and have not exited
+  std::vector<WarpGroup> groups;
+  WarpGroup& group(unsigned mask) {
+    for (WarpGroup& g : groups) {
+      if (g.mask == mask) return g;
+    }
+    groups.push_back(WarpGroup{mask});
+    return groups.back();
+  }
 };
 
 struct Thread {
   uint3 idx;
   unsigned linear = 0;
-  ctx::fiber fiber;  // the suspended thread, while it waits
-  ctx::fiber sink;   // the worker's scheduler, to yield to
+  ctx::fiber fiber;     // the suspended thread, while it waits
+  bool waited = false;  // it yielded at least once: its runner became its own fiber
   bool done = false;
 };
 
@@ -46,65 +78,112 @@ struct Thread {
 struct Block {
   std::vector<Thread> threads;
   std::vector<Warp> warps;
+  unsigned next = 0;  // the next thread to start
   unsigned live = 0;
   unsigned arrived = 0;  // at the current __syncthreads
   std::uint64_t barrier_generation = 0;
-  std::uint64_t progress = 0;  // any arrival, release or exit: no progress in a round is a deadlock
+  int votes[2] = {0, 0};         // __syncthreads_count/and/or's sums, by generation parity
+  std::uint64_t progress = 0;    // any arrival, release or exit: no progress in a round is a deadlock
+  Thread* first_wait = nullptr;  // a runner's thread that just waited for the first time
   std::exception_ptr error;
 };
 
 thread_local Block* running_block = nullptr;
 thread_local Thread* running_thread = nullptr;
+thread_local ctx::fiber* current_sink = nullptr;  // where the running fiber yields to
 
 // Back to the worker, which sets running_thread and current_thread_idx before it resumes a fiber.
 void yield() {
   Thread* self = running_thread;
-  self->sink = std::move(self->sink).resume();
+  if (!self->waited) {
+    self->waited = true;
+    running_block->first_wait = self;
+  }
+  ctx::fiber* sink = current_sink;
+  *sink = std::move(*sink).resume();
+  current_sink = sink;
 }
+
+bool all_arrived(const WarpGroup& g, unsigned live) { return g.arrived != 0 && (g.arrived & live) == (g.mask & live); }
 
 void release_waiters(Block& b, Warp& w) {
   if (b.arrived > 0 && b.arrived == b.live) {
     b.arrived = 0;
     ++b.barrier_generation;
   }
-  if (w.arrived > 0 && w.arrived == w.live) {
-    w.arrived = 0;
-    ++w.generation;
+  for (WarpGroup& g : w.groups) {
+    if (all_arrived(g, w.live)) g.release(w.live);
   }
 }
 
-}  // namespace
-
-void syncthreads() {
-  Block& b = *running_block;
+// Waits at the block's barrier; returns the generation it opened.
+std::uint64_t arrive_at_barrier(Block& b) {
   const std::uint64_t generation = b.barrier_generation;
   ++b.progress;
   if (++b.arrived == b.live) {  // the last to arrive opens the barrier and goes on
     b.arrived = 0;
+    b.votes[(generation + 1) & 1] = 0;  // every reader of that parity has read it (they reached this barrier)
     ++b.barrier_generation;
-    return;
+    return generation;
   }
   while (b.barrier_generation == generation) yield();
+  return generation;
 }
 
-const std::uint64_t* warp_exchange(std::uint64_t value) {
+}  // namespace
+
+void syncthreads() { arrive_at_barrier(*running_block); }
+
+int syncthreads_vote(int predicate, BlockVote vote) {
   Block& b = *running_block;
-  Warp& w = b.warps[running_thread->linear / 32];
-  const std::uint64_t generation = w.generation;
-  std::uint64_t* slots = w.slots[generation & 1];
-  slots[running_thread->linear % 32] = value;
-  ++b.progress;
-  if (++w.arrived == w.live) {
-    w.arrived = 0;
-    ++w.generation;
-  } else {
-    while (w.generation == generation) yield();
+  const std::uint64_t generation = b.barrier_generation;
+  int& sum = b.votes[generation & 1];
+  if (vote == BlockVote::count) sum += predicate != 0;
+  if (vote == BlockVote::all) sum += predicate == 0;  // counts the threads that say no
+  if (vote == BlockVote::any) sum += predicate != 0;
+  arrive_at_barrier(b);
+  const int total = b.votes[generation & 1];
+  if (vote == BlockVote::all) return total == 0;
+  if (vote == BlockVote::any) return total != 0;
+  return total;
+}
+
+Exchange warp_exchange(unsigned mask, std::uint64_t value) {
+  Block& b = *running_block;
+  const unsigned lane = running_thread->linear % 32;
+  if ((mask >> lane & 1u) == 0) {
+    throw std::runtime_error("a warp operation's mask (0x" +
+                             [&] {
+                               char hex[16];
+                               std::snprintf(hex, sizeof hex, "%08x", mask);
+                               return std::string(hex);
+                             }() +
+                             ") does not include the calling lane " + std::to_string(lane) +
+                             ": every thread that calls a *_sync operation must be named in its mask");
   }
-  return slots;
+  Warp& w = b.warps[running_thread->linear / 32];
+  WarpGroup& g = w.group(mask);
+  const std::uint64_t generation = g.generation;
+  std::uint64_t* slots = g.slots[generation & 1];
+  slots[lane] = value;
+  g.arrived |= 1u << lane;
+  ++b.progress;
+  if (all_arrived(g, w.live)) {
+    g.release(w.live);
+  } else {
+    // The group may move in memory as others are added: look it up again after each wait.
+    while (w.group(mask).generation == generation) yield();
+  }
+  const WarpGroup& done = w.group(mask);
+  return {done.slots[generation & 1], done.lanes[generation & 1]};
 }
 
 unsigned int lane_id() { return running_thread->linear % 32; }
-unsigned int warp_lanes() { return running_block->warps[running_thread->linear / 32].lanes; }
+unsigned int live_lanes() { return running_block->warps[running_thread->linear / 32].live; }
+
+void not_emulated(const char* what) {
+  throw std::runtime_error(std::string(what) + " is not emulated: GPU Lab's emulator runs it only on a GPU");
+}
 
 }  // namespace detail
 
@@ -120,6 +199,40 @@ ctx::pooled_fixedsize_stack& stack_pool() {
   return pool;
 }
 
+void finish(Block& block, Thread& thread) {
+  // An exited thread no longer holds back its block's barriers or its warp's exchanges.
+  thread.done = true;
+  --block.live;
+  detail::Warp& warp = block.warps[thread.linear / 32];
+  warp.live &= ~(1u << (thread.linear % 32));
+  ++block.progress;
+  detail::release_waiters(block, warp);
+}
+
+// Starts threads one after another until one waits (then this runner is that thread's fiber,
+// and the worker starts a new runner for the rest) or all have started.
+ctx::fiber start_runner(Block& block, const std::function<void()>& body) {
+  return ctx::fiber(std::allocator_arg, stack_pool(), [&block, &body](ctx::fiber&& sink) {
+    ctx::fiber my_sink = std::move(sink);
+    detail::current_sink = &my_sink;
+    while (block.next < block.threads.size()) {
+      Thread& thread = block.threads[block.next++];
+      detail::running_thread = &thread;
+      detail::current_thread_idx = thread.idx;
+      try {
+        body();
+      } catch (const ctx::detail::forced_unwind&) {
+        throw;  // the fiber is being destroyed: let boost unwind it
+      } catch (...) {
+        if (!block.error) block.error = std::current_exception();
+      }
+      finish(block, thread);
+      if (thread.waited) break;  // another runner has taken over starting threads
+    }
+    return my_sink;
+  });
+}
+
 void run_block(const std::function<void()>& body, detail::BlockContext& context) {
   const dim3 dim = context.block_dim;
   const unsigned count = dim.x * dim.y * dim.z;
@@ -128,51 +241,39 @@ void run_block(const std::function<void()>& body, detail::BlockContext& context)
   block.warps.resize((count + 31) / 32);
   block.live = count;
   for (unsigned w = 0; w < block.warps.size(); ++w) {
-    block.warps[w].lanes = block.warps[w].live = std::min(32u, count - 32 * w);
+    const unsigned lanes = std::min(32u, count - 32 * w);
+    block.warps[w].live = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+  }
+  for (unsigned t = 0; t < count; ++t) {
+    block.threads[t].linear = t;
+    block.threads[t].idx = {t % dim.x, t / dim.x % dim.y, t / (dim.x * dim.y)};
   }
   detail::running_block = &block;
   detail::current_block = &context;
 
-  for (unsigned t = 0; t < count; ++t) {
-    Thread& thread = block.threads[t];
-    thread.linear = t;
-    thread.idx = {t % dim.x, t / dim.x % dim.y, t / (dim.x * dim.y)};
-    thread.fiber = ctx::fiber(std::allocator_arg, stack_pool(), [&block, &thread, &body](ctx::fiber&& sink) {
-      thread.sink = std::move(sink);
-      try {
-        body();
-      } catch (const ctx::detail::forced_unwind&) {
-        throw;  // the fiber is being destroyed: let boost unwind it
-      } catch (...) {
-        if (!block.error) block.error = std::current_exception();
-      }
-      // An exited thread no longer holds back its block's barriers or its warp's exchanges.
-      thread.done = true;
-      --block.live;
-      --block.warps[thread.linear / 32].live;
-      ++block.progress;
-      detail::release_waiters(block, block.warps[thread.linear / 32]);
-      return std::move(thread.sink);
-    });
-  }
-
   for (;;) {
     const std::uint64_t before = block.progress;
+    while (block.next < count && !block.error) {
+      block.first_wait = nullptr;
+      ctx::fiber runner = std::move(start_runner(block, body)).resume();
+      if (runner) block.first_wait->fiber = std::move(runner);  // that thread waits on this runner's stack
+    }
     unsigned waiting = 0;
     for (Thread& thread : block.threads) {
-      if (thread.done) continue;
+      if (thread.done || !thread.fiber) continue;
       detail::running_thread = &thread;
       detail::current_thread_idx = thread.idx;
       thread.fiber = std::move(thread.fiber).resume();
       if (!thread.done) ++waiting;
     }
     if (block.error) std::rethrow_exception(block.error);  // destroying the fibers unwinds them
-    if (waiting == 0) break;
+    if (waiting == 0 && block.next >= count) break;
     if (block.progress == before) {
       throw std::runtime_error(
           "deadlock: " + std::to_string(waiting) +
           " threads wait at a __syncthreads() or warp operation that the other threads of their block or warp "
-          "never reach (is a barrier inside a branch only some threads take?)");
+          "never reach (is a barrier inside a branch only some threads take, or does a *_sync mask name lanes "
+          "that do not call it?)");
     }
   }
 }
@@ -254,20 +355,21 @@ WorkerPool& pool() {
 
 unsigned worker_count() { return pool().size(); }
 
-void run_blocks(const LaunchConfig& config, const std::function<void()>& body) {
-  const dim3 grid = config.grid;
+bool in_kernel() { return detail::current_block != nullptr && detail::running_block != nullptr; }
+
+void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, const std::function<void()>& body) {
   const std::size_t blocks = std::size_t{grid.x} * grid.y * grid.z;
   pool().run(blocks, [&](std::size_t b) {
     // Dynamic shared memory is poisoned for every block: reading it before writing it shows.
-    thread_local std::vector<unsigned char> shared;
-    shared.assign(config.shared_bytes + 16, 0xFF);
+    std::memset(gpulab_emulated_dynamic_shared, 0xFF, shared_bytes);
     detail::BlockContext context;
     context.block_idx = {static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b / grid.x % grid.y),
                          static_cast<unsigned>(b / (std::size_t{grid.x} * grid.y))};
-    context.block_dim = config.block;
+    context.block_dim = block_dim;
     context.grid_dim = grid;
-    const auto address = reinterpret_cast<std::uintptr_t>(shared.data());
-    context.dynamic_shared = shared.data() + ((16 - address % 16) % 16);
+    struct Reset {  // a worker between blocks is in no kernel
+      ~Reset() { detail::current_block = nullptr, detail::running_block = nullptr; }
+    } reset;
     run_block(body, context);
   });
 }

@@ -14,12 +14,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/launch.cuh"
 #include "common/launch_description.hpp"
-#include "common/target.cuh"
 #include "matmul/matmul.hpp"
 #include "matmul/warp_tile.cuh"
 
-namespace gpulab::GPULAB_TARGET::matmul {
+namespace gpulab::matmul {
 
 // ---------------------------------------------------------------- 1. naive
 
@@ -405,7 +405,8 @@ bool done_without_products(std::span<float> c, int k) {
   if (c.empty()) return true;
   if (k > 0) return false;
   const int count = static_cast<int>(c.size());
-  GPULAB_LAUNCH(zero_kernel, (LaunchConfig{dim3(tiles(count, 256)), dim3(256)}), c.data(), count);
+  zero_kernel<<<dim3(tiles(count, 256)), dim3(256)>>>(c.data(), count);
+  check_launch("zero_kernel", dim3(tiles(count, 256)), dim3(256));
   return true;
 }
 
@@ -417,56 +418,59 @@ void naive(std::span<const float> a, std::span<const float> b, std::span<float> 
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
   const dim3 threads = block_2d(block);
-  GPULAB_LAUNCH(
-      naive_kernel,
-      (LaunchConfig{dim3(tiles(m, static_cast<int>(threads.x)), tiles(n, static_cast<int>(threads.y))), threads}),
+  naive_kernel<<<dim3(tiles(m, static_cast<int>(threads.x)), tiles(n, static_cast<int>(threads.y))), threads>>>(
       a.data(), b.data(), c.data(), m, n, k);
+  check_launch("naive_kernel", dim3(tiles(m, static_cast<int>(threads.x)), tiles(n, static_cast<int>(threads.y))),
+               threads);
 }
 
 void coalesced(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k, int block) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
   const dim3 threads = block_2d(block);
-  GPULAB_LAUNCH(
-      coalesced_kernel,
-      (LaunchConfig{dim3(tiles(n, static_cast<int>(threads.x)), tiles(m, static_cast<int>(threads.y))), threads}),
+  coalesced_kernel<<<dim3(tiles(n, static_cast<int>(threads.x)), tiles(m, static_cast<int>(threads.y))), threads>>>(
       a.data(), b.data(), c.data(), m, n, k);
+  check_launch("coalesced_kernel", dim3(tiles(n, static_cast<int>(threads.x)), tiles(m, static_cast<int>(threads.y))),
+               threads);
 }
 
 void shared_tiles(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  GPULAB_LAUNCH(shared_tiles_kernel, (LaunchConfig{dim3(tiles(n, kTile), tiles(m, kTile)), dim3(kTile, kTile)}),
-                a.data(), b.data(), c.data(), m, n, k);
+  shared_tiles_kernel<<<dim3(tiles(n, kTile), tiles(m, kTile)), dim3(kTile, kTile)>>>(a.data(), b.data(), c.data(), m,
+                                                                                      n, k);
+  check_launch("shared_tiles_kernel", dim3(tiles(n, kTile), tiles(m, kTile)), dim3(kTile, kTile));
 }
 
 void register_1d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  GPULAB_LAUNCH(register_1d_kernel, (LaunchConfig{dim3(tiles(n, k1dBN), tiles(m, k1dBM)), dim3(k1dThreads)}), a.data(),
-                b.data(), c.data(), m, n, k);
+  register_1d_kernel<<<dim3(tiles(n, k1dBN), tiles(m, k1dBM)), dim3(k1dThreads)>>>(a.data(), b.data(), c.data(), m, n,
+                                                                                   k);
+  check_launch("register_1d_kernel", dim3(tiles(n, k1dBN), tiles(m, k1dBM)), dim3(k1dThreads));
 }
 
 void register_2d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  GPULAB_LAUNCH(register_2d_kernel, (LaunchConfig{dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)}), a.data(),
-                b.data(), c.data(), m, n, k);
+  register_2d_kernel<<<dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)>>>(a.data(), b.data(), c.data(), m, n, k);
+  check_launch("register_2d_kernel", dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads));
 }
 
 void vectorised(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  GPULAB_LAUNCH(vectorised_kernel, (LaunchConfig{dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)}), a.data(),
-                b.data(), c.data(), m, n, k, vector_rows(a.data(), k), vector_rows(b.data(), n),
-                vector_rows(c.data(), n));
+  vectorised_kernel<<<dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)>>>(
+      a.data(), b.data(), c.data(), m, n, k, vector_rows(a.data(), k), vector_rows(b.data(), n),
+      vector_rows(c.data(), n));
+  check_launch("vectorised_kernel", dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads));
 }
 
 // The large tile when it still gives every multiprocessor a block, else the small one: a 1024²
 // product has only 32 tiles of 128 × 256 for 132 multiprocessors, but 64 of 128 × 128.
 bool large_warp_tiles(int m, int n) {
   const long blocks = static_cast<long>(tiles(m, 128)) * tiles(n, 256);
-  return blocks >= device().multiprocessors;
+  return blocks >= device_attribute(cudaDevAttrMultiProcessorCount);
 }
 
 void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
@@ -474,13 +478,13 @@ void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<fl
   if (done_without_products(c, k)) return;
   const bool va = vector_rows(a.data(), k), vb = vector_rows(b.data(), n), vc = vector_rows(c.data(), n);
   if (large_warp_tiles(m, n)) {
-    GPULAB_LAUNCH((warp_tiled_kernel<128, 256, 64, 64>),
-                  (LaunchConfig{dim3(tiles(n, 256), tiles(m, 128)), dim3(kWarpThreads)}), a.data(), b.data(), c.data(),
-                  m, n, k, va, vb, vc);
+    warp_tiled_kernel<128, 256, 64, 64>
+        <<<dim3(tiles(n, 256), tiles(m, 128)), dim3(kWarpThreads)>>>(a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
+    check_launch("warp_tiled_kernel<128, 256, 64, 64>", dim3(tiles(n, 256), tiles(m, 128)), dim3(kWarpThreads));
   } else {
-    GPULAB_LAUNCH((warp_tiled_kernel<128, 128, 32, 64>),
-                  (LaunchConfig{dim3(tiles(n, 128), tiles(m, 128)), dim3(kWarpThreads)}), a.data(), b.data(), c.data(),
-                  m, n, k, va, vb, vc);
+    warp_tiled_kernel<128, 128, 32, 64>
+        <<<dim3(tiles(n, 128), tiles(m, 128)), dim3(kWarpThreads)>>>(a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
+    check_launch("warp_tiled_kernel<128, 128, 32, 64>", dim3(tiles(n, 128), tiles(m, 128)), dim3(kWarpThreads));
   }
 }
 
@@ -495,4 +499,4 @@ double warp_tiled_occupancy(int m, int n) {
                                 : occupancy(warp_tiled_kernel<128, 128, 32, 64>, kWarpThreads);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::matmul
+}  // namespace gpulab::matmul

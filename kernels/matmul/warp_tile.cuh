@@ -4,9 +4,10 @@
 // ly·4 + 16·g, columns lx·4 + 32·h. It reads its TM values of A (stored transposed, so they are
 // contiguous) and TN values of B as float4s from shared memory and adds their outer product.
 // `a` and `b` point to the warp's first row and column at this k.
-#include "common/target.cuh"
+#include <cuda_runtime.h>
 
-namespace gpulab::GPULAB_TARGET::matmul {
+// In namespace gpulab (not a build's own): a __device__ template, compiled into each build apart.
+namespace gpulab {
 
 // [snippet:warp_tile_products]
 template <int TM, int TN>
@@ -29,4 +30,4 @@ __device__ __forceinline__ void warp_tile_products(const float* a, const float* 
 }
 // [/snippet]
 
-}  // namespace gpulab::GPULAB_TARGET::matmul
+}  // namespace gpulab

@@ -5,15 +5,15 @@
 //   add_transposed   threadIdx.x runs down a column: a warp's 32 reads are a row apart
 //
 // Run them: lesson03_matrix_add --variant all --n 4096
-// Like every kernel file, this one builds for the GPU and for the emulator (common/target.cuh).
+// Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
 #include <stdexcept>
 #include <string>
 
+#include "common/launch.cuh"
 #include "common/launch_description.hpp"
-#include "common/target.cuh"
 #include "matrix_add/matrix_add.hpp"
 
-namespace gpulab::GPULAB_TARGET::matrix_add {
+namespace gpulab::matrix_add {
 
 // ---------------------------------------------------------------- kernels
 
@@ -126,8 +126,8 @@ void coalesced(std::span<const float> a, std::span<const float> b, std::span<flo
   check_sizes(a, b, c, rows, cols);
   if (c.empty()) return;
   const dim3 block = block_shape(threads);
-  GPULAB_LAUNCH(add_coalesced, (LaunchConfig{grid_for(rows, cols, block, false), block}), a.data(), b.data(), c.data(),
-                rows, cols);
+  add_coalesced<<<grid_for(rows, cols, block, false), block>>>(a.data(), b.data(), c.data(), rows, cols);
+  check_launch("add_coalesced", grid_for(rows, cols, block, false), block);
 }
 
 void coalesced_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
@@ -140,7 +140,8 @@ void coalesced_float4(std::span<const float> a, std::span<const float> b, std::s
   }
   const dim3 block = block_shape(threads);
   const dim3 grid(blocks_for((cols + 3) / 4, block.x), blocks_for(rows, block.y));  // a thread per 4 columns
-  GPULAB_LAUNCH(add_coalesced_float4, (LaunchConfig{grid, block}), a.data(), b.data(), c.data(), rows, cols);
+  add_coalesced_float4<<<grid, block>>>(a.data(), b.data(), c.data(), rows, cols);
+  check_launch("add_coalesced_float4", grid, block);
 }
 
 void transposed(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
@@ -148,8 +149,8 @@ void transposed(std::span<const float> a, std::span<const float> b, std::span<fl
   check_sizes(a, b, c, rows, cols);
   if (c.empty()) return;
   const dim3 block = block_shape(threads);
-  GPULAB_LAUNCH(add_transposed, (LaunchConfig{grid_for(rows, cols, block, true), block}), a.data(), b.data(), c.data(),
-                rows, cols);
+  add_transposed<<<grid_for(rows, cols, block, true), block>>>(a.data(), b.data(), c.data(), rows, cols);
+  check_launch("add_transposed", grid_for(rows, cols, block, true), block);
 }
 
 std::size_t launched_threads(std::size_t rows, std::size_t cols, int threads, bool transposed) {
@@ -168,7 +169,8 @@ void record_threads(std::span<ThreadRecord> records, std::size_t rows, std::size
                                 std::to_string(launched) + ")");
   }
   if (rows == 0 || cols == 0) return;
-  GPULAB_LAUNCH(record, (LaunchConfig{grid, block}), records.data(), rows, cols, transposed);
+  record<<<grid, block>>>(records.data(), rows, cols, transposed);
+  check_launch("record", grid, block);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::matrix_add
+}  // namespace gpulab::matrix_add

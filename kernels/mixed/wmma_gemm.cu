@@ -20,10 +20,10 @@
 #include <string>
 #include <type_traits>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "mixed/mixed_gpu.hpp"
 
-namespace gpulab::gpu::mixed {
+namespace gpulab::mixed {
 
 namespace wmma = nvcuda::wmma;
 
@@ -203,8 +203,8 @@ const T* as(const std::uint16_t* p) {
 }  // namespace
 
 bool tensor_cores_take(Storage s) {
-  const DeviceInfo& d = device();
-  return d.cc_major >= 8 || (s == Storage::fp16 && d.cc_major >= 7);
+  const int major = device_attribute(cudaDevAttrComputeCapabilityMajor);
+  return major >= 8 || (s == Storage::fp16 && major >= 7);
 }
 
 void wmma_simple(Storage s, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k) {
@@ -214,11 +214,14 @@ void wmma_simple(Storage s, const std::uint16_t* a, const std::uint16_t* b, floa
   }
   if (m == 0 || n == 0) return;
   const long warps = static_cast<long>(m / 16) * (n / 16);
-  const LaunchConfig config{dim3(static_cast<unsigned>((warps * 32 + 255) / 256)), dim3(256)};
+  const dim3 grid(static_cast<unsigned>((warps * 32 + 255) / 256));
+  const dim3 threads(256);
   if (s == Storage::fp16) {
-    GPULAB_LAUNCH(wmma_simple_fp16, config, as<__half>(a), as<__half>(b), c, m, n, k);
+    wmma_simple_fp16<<<grid, threads>>>(as<__half>(a), as<__half>(b), c, m, n, k);
+    check_launch("wmma_simple_fp16", grid, threads);
   } else {
-    GPULAB_LAUNCH(wmma_simple_bf16, config, as<__nv_bfloat16>(a), as<__nv_bfloat16>(b), c, m, n, k);
+    wmma_simple_bf16<<<grid, threads>>>(as<__nv_bfloat16>(a), as<__nv_bfloat16>(b), c, m, n, k);
+    check_launch("wmma_simple_bf16", grid, threads);
   }
 }
 
@@ -233,14 +236,17 @@ void wmma_tiled(Storage s, const std::uint16_t* a, const std::uint16_t* b, float
     return true;
   }();
   (void)asked;
-  const LaunchConfig config{
-      dim3(static_cast<unsigned>((n + kBlockN - 1) / kBlockN), static_cast<unsigned>((m + kBlockM - 1) / kBlockM)),
-      dim3(kThreads), kSharedBytes};
+  const dim3 grid(static_cast<unsigned>((n + kBlockN - 1) / kBlockN),
+                  static_cast<unsigned>((m + kBlockM - 1) / kBlockM));
+  const dim3 threads(kThreads);
+  const std::size_t shared_bytes = kSharedBytes;
   if (s == Storage::fp16) {
-    GPULAB_LAUNCH(wmma_tiled_fp16, config, as<__half>(a), as<__half>(b), c, m, n, k);
+    wmma_tiled_fp16<<<grid, threads, shared_bytes>>>(as<__half>(a), as<__half>(b), c, m, n, k);
+    check_launch("wmma_tiled_fp16", grid, threads, shared_bytes);
   } else {
-    GPULAB_LAUNCH(wmma_tiled_bf16, config, as<__nv_bfloat16>(a), as<__nv_bfloat16>(b), c, m, n, k);
+    wmma_tiled_bf16<<<grid, threads, shared_bytes>>>(as<__nv_bfloat16>(a), as<__nv_bfloat16>(b), c, m, n, k);
+    check_launch("wmma_tiled_bf16", grid, threads, shared_bytes);
   }
 }
 
-}  // namespace gpulab::gpu::mixed
+}  // namespace gpulab::mixed

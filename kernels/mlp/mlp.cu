@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "mlp/mlp.hpp"
 
-namespace gpulab::GPULAB_TARGET::mlp {
+namespace gpulab::mlp {
 
 namespace {
 
@@ -100,30 +100,27 @@ __global__ void zero_kernel(float* p, int count) {
 namespace {
 
 using gpulab::mlp::StepOptions;
-using Stream = decltype(LaunchConfig{}.stream);
-
-Stream stream_of(const StepOptions& options) { return static_cast<Stream>(options.stream); }
+cudaStream_t stream_of(const StepOptions& options) { return static_cast<cudaStream_t>(options.stream); }
 
 template <bool TA, bool TB>
 void gemm(const float* a, const float* b, float* c, int m, int n, int k, const StepOptions& options) {
   if (options.gemm != nullptr) return options.gemm(TA, TB, a, b, c, m, n, k, options.stream);
   const dim3 grid(blocks_of(n, kTile), blocks_of(m, kTile));
-  GPULAB_LAUNCH((gemm_kernel<TA, TB>), (LaunchConfig{grid, dim3(kTile, kTile), 0, stream_of(options)}), a, b, c, m, n,
-                k);
-}
-
-LaunchConfig elementwise(long count, const StepOptions& options = {}) {
-  return LaunchConfig{dim3(blocks_of(count, 256)), dim3(256), 0, stream_of(options)};
+  gemm_kernel<TA, TB><<<grid, dim3(kTile, kTile), 0, stream_of(options)>>>(a, b, c, m, n, k);
+  check_launch("gemm_kernel<TA, TB>", grid, dim3(kTile, kTile));
 }
 
 // The layer's own kernels, or the ones StepOptions names instead (lesson 07's exercise).
 void bias_sigmoid(float* z, const float* bias, int rows, int cols, const StepOptions& options) {
   if (options.bias_sigmoid != nullptr) return options.bias_sigmoid(z, bias, rows, cols, options.stream);
-  GPULAB_LAUNCH(bias_sigmoid_kernel, elementwise(static_cast<long>(rows) * cols, options), z, bias, rows, cols);
+  bias_sigmoid_kernel<<<blocks_of(static_cast<long>(rows) * cols, 256), 256, 0, stream_of(options)>>>(z, bias, rows,
+                                                                                                      cols);
+  check_launch("bias_sigmoid_kernel", blocks_of(static_cast<long>(rows) * cols, 256), 256);
 }
 void column_sums(const float* delta, float* db, int rows, int cols, const StepOptions& options) {
   if (options.column_sums != nullptr) return options.column_sums(delta, db, rows, cols, options.stream);
-  GPULAB_LAUNCH(column_sums_kernel, elementwise(cols, options), delta, db, rows, cols);
+  column_sums_kernel<<<blocks_of(cols, 256), 256, 0, stream_of(options)>>>(delta, db, rows, cols);
+  check_launch("column_sums_kernel", blocks_of(cols, 256), 256);
 }
 
 int widest(const Layout& net) {
@@ -174,9 +171,12 @@ void forward_layer(const float* w, const float* b, const float* input, float* ou
 
 void output_delta(const float* y, const float* t, float* delta, float* loss, int count, Loss loss_kind,
                   const StepOptions& options) {
-  GPULAB_LAUNCH(zero_kernel, elementwise(1, options), loss, 1);
+  zero_kernel<<<blocks_of(1, 256), 256, 0, stream_of(options)>>>(loss, 1);
+  check_launch("zero_kernel", blocks_of(1, 256), 256);
   if (count == 0) return;
-  GPULAB_LAUNCH(loss_delta_kernel, elementwise(count, options), y, t, delta, loss, count, loss_kind == Loss::bce);
+  loss_delta_kernel<<<blocks_of(count, 256), 256, 0, stream_of(options)>>>(y, t, delta, loss, count,
+                                                                           loss_kind == Loss::bce);
+  check_launch("loss_delta_kernel", blocks_of(count, 256), 256);
 }
 
 void backward_layer(const float* delta, const float* input, const float* w, float* dw, float* db, float* delta_in,
@@ -185,14 +185,16 @@ void backward_layer(const float* delta, const float* input, const float* w, floa
   column_sums(delta, db, batch, out, options);
   if (delta_in == nullptr) return;
   gemm<false, false>(delta, w, delta_in, batch, in, out, options);  // Δ · W
-  GPULAB_LAUNCH(sigmoid_derivative_kernel, elementwise(static_cast<long>(batch) * in, options), delta_in, input,
-                batch * in);
+  sigmoid_derivative_kernel<<<blocks_of(static_cast<long>(batch) * in, 256), 256, 0, stream_of(options)>>>(
+      delta_in, input, batch * in);
+  check_launch("sigmoid_derivative_kernel", blocks_of(static_cast<long>(batch) * in, 256), 256);
 }
 
 void sgd(float* params, const float* grads, std::size_t count, float lr, const StepOptions& options) {
   if (count == 0) return;
   const auto n = static_cast<int>(count);
-  GPULAB_LAUNCH(sgd_kernel, elementwise(n, options), params, grads, lr, n);
+  sgd_kernel<<<blocks_of(n, 256), 256, 0, stream_of(options)>>>(params, grads, lr, n);
+  check_launch("sgd_kernel", blocks_of(n, 256), 256);
 }
 
 std::span<float> step_gradients(const Layout& net, int batch, std::span<float> workspace) {
@@ -281,8 +283,8 @@ __device__ __forceinline__ int group_for(int items, int terms, int threads) {
 __global__ void __launch_bounds__(kFusedThreads)
     fused_step_kernel(float* params, const float* x, const float* t, float* loss, Widths net, int batch, float lr,
                       bool bce, int parameter_count, int widest) {
-  float* p = dynamic_shared<float>();  // the parameters as they were before the step
-  float* act = p + parameter_count;    // a[0] (the batch), a[1], ... a[L], batch × width each
+  extern __shared__ float p[];       // the parameters as they were before the step
+  float* act = p + parameter_count;  // a[0] (the batch), a[1], ... a[L], batch × width each
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   int activations = 0;
   for (int l = 0; l <= net.layers; ++l) activations += batch * net.size[l];
@@ -409,10 +411,10 @@ void fused_step(const Layout& net, std::span<float> params, std::span<const floa
   }
   Widths widths{net.layers(), {}};
   for (int l = 0; l <= net.layers(); ++l) widths.size[l] = net.sizes[static_cast<std::size_t>(l)];
-  GPULAB_LAUNCH(fused_step_kernel,
-                (LaunchConfig{dim3(1), dim3(static_cast<unsigned int>(threads)), fused_shared_bytes(net, batch)}),
-                params.data(), x.data(), t.data(), loss.data(), widths, batch, lr, loss_kind == Loss::bce,
-                static_cast<int>(net.parameters()), widest(net));
+  fused_step_kernel<<<dim3(1), dim3(static_cast<unsigned int>(threads)), fused_shared_bytes(net, batch)>>>(
+      params.data(), x.data(), t.data(), loss.data(), widths, batch, lr, loss_kind == Loss::bce,
+      static_cast<int>(net.parameters()), widest(net));
+  check_launch("fused_step_kernel", dim3(1), dim3(static_cast<unsigned int>(threads)), fused_shared_bytes(net, batch));
 }
 
 // ---------------------------------------------------------------- the fused step in registers
@@ -502,8 +504,9 @@ struct Shape {
   static bool is(const Layout& net) { return net.sizes == std::vector<int>{In, Hidden, Out}; }
   static void launch(std::span<float> params, std::span<const float> x, std::span<const float> t, std::span<float> loss,
                      int batch, float lr, bool bce) {
-    GPULAB_LAUNCH((fused_registers_kernel<In, Hidden, Out>), (LaunchConfig{dim3(1), dim3(kRegisterThreads)}),
-                  params.data(), x.data(), t.data(), loss.data(), batch, lr, bce);
+    fused_registers_kernel<In, Hidden, Out>
+        <<<dim3(1), dim3(kRegisterThreads)>>>(params.data(), x.data(), t.data(), loss.data(), batch, lr, bce);
+    check_launch("fused_registers_kernel<In, Hidden, Out>", dim3(1), dim3(kRegisterThreads));
   }
 };
 template <typename... Shapes>
@@ -532,10 +535,11 @@ void fused_registers_step(const Layout& net, std::span<float> params, std::span<
                                 "; it is built for 2x8x1 and 2x16x1");
   }
   if (batch == 0) {
-    GPULAB_LAUNCH(zero_kernel, elementwise(1), loss.data(), 1);
+    zero_kernel<<<blocks_of(1, 256), 256>>>(loss.data(), 1);
+    check_launch("zero_kernel", blocks_of(1, 256), 256);
     return;
   }
   RegisterShapes::launch(net, params, x, t, loss, batch, lr, loss_kind == Loss::bce);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::mlp
+}  // namespace gpulab::mlp

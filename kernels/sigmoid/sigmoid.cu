@@ -7,15 +7,15 @@
 //   exp_neg, add_one, reciprocal   the unfused version: three kernels, three passes
 //
 // Run them: lesson04_sigmoid --variant all --n 1000000
-// Like every kernel file, this one builds for the GPU and for the emulator (common/target.cuh).
+// Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
 #include <stdexcept>
 #include <string>
 
+#include "common/launch.cuh"
 #include "common/launch_description.hpp"
-#include "common/target.cuh"
 #include "sigmoid/sigmoid.hpp"
 
-namespace gpulab::GPULAB_TARGET::sigmoid {
+namespace gpulab::sigmoid {
 
 // ---------------------------------------------------------------- device functions
 
@@ -91,23 +91,24 @@ void check_sizes(std::span<const float> x, std::span<float> y) {
   }
 }
 
-LaunchConfig one_thread_per_element(std::size_t n, int block) {
-  const auto threads = static_cast<unsigned int>(block);
-  return {dim3(blocks_for(n, threads)), dim3(threads)};
-}
-
 }  // namespace
 
 void fused(std::span<const float> x, std::span<float> y, int block) {
   check_sizes(x, y);
   if (y.empty()) return;
-  GPULAB_LAUNCH(fused_kernel, one_thread_per_element(y.size(), block), x.data(), y.data(), y.size());
+  fused_kernel<<<blocks_for(y.size(), static_cast<unsigned int>(block)), static_cast<unsigned int>(block)>>>(
+      x.data(), y.data(), y.size());
+  check_launch("fused_kernel", blocks_for(y.size(), static_cast<unsigned int>(block)),
+               static_cast<unsigned int>(block));
 }
 
 void fused_fast(std::span<const float> x, std::span<float> y, int block) {
   check_sizes(x, y);
   if (y.empty()) return;
-  GPULAB_LAUNCH(fused_fast_kernel, one_thread_per_element(y.size(), block), x.data(), y.data(), y.size());
+  fused_fast_kernel<<<blocks_for(y.size(), static_cast<unsigned int>(block)), static_cast<unsigned int>(block)>>>(
+      x.data(), y.data(), y.size());
+  check_launch("fused_fast_kernel", blocks_for(y.size(), static_cast<unsigned int>(block)),
+               static_cast<unsigned int>(block));
 }
 
 void fused_float4(std::span<const float> x, std::span<float> y, int block) {
@@ -117,17 +118,23 @@ void fused_float4(std::span<const float> x, std::span<float> y, int block) {
     fused(x, y, block);  // off a 16-byte boundary float4 cannot be used
     return;
   }
-  const LaunchConfig config{dim3(grid_to_fill(y.size() / 4 + 1, block)), dim3(static_cast<unsigned int>(block))};
-  GPULAB_LAUNCH(fused_float4_kernel, config, x.data(), y.data(), y.size());
+  const dim3 grid(grid_to_fill(y.size() / 4 + 1, block));
+  const dim3 threads(static_cast<unsigned int>(block));
+  fused_float4_kernel<<<grid, threads>>>(x.data(), y.data(), y.size());
+  check_launch("fused_float4_kernel", grid, threads);
 }
 
 void unfused(std::span<const float> x, std::span<float> y, int block) {
   check_sizes(x, y);
   if (y.empty()) return;
-  const LaunchConfig config = one_thread_per_element(y.size(), block);
-  GPULAB_LAUNCH(exp_neg_kernel, config, x.data(), y.data(), y.size());
-  GPULAB_LAUNCH(add_one_kernel, config, y.data(), y.size());
-  GPULAB_LAUNCH(reciprocal_kernel, config, y.data(), y.size());
+  const dim3 threads(static_cast<unsigned int>(block));
+  const dim3 grid(blocks_for(y.size(), threads.x));
+  exp_neg_kernel<<<grid, threads>>>(x.data(), y.data(), y.size());
+  check_launch("exp_neg_kernel", grid, threads);
+  add_one_kernel<<<grid, threads>>>(y.data(), y.size());
+  check_launch("add_one_kernel", grid, threads);
+  reciprocal_kernel<<<grid, threads>>>(y.data(), y.size());
+  check_launch("reciprocal_kernel", grid, threads);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::sigmoid
+}  // namespace gpulab::sigmoid

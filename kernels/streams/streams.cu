@@ -16,10 +16,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "streams/streams.hpp"
 
-namespace gpulab::gpu::streams {
+namespace gpulab::streams {
 
 namespace {
 
@@ -62,11 +62,14 @@ const char* to_string(Span::Engine e) {
 
 void compute(Work work, const float* a, const float* b, float* out, std::size_t n, int block, cudaStream_t stream) {
   if (n == 0) return;
-  const LaunchConfig config{dim3(grid_to_fill(n, block)), dim3(static_cast<unsigned>(block)), 0, stream};
+  const unsigned grid = grid_to_fill(n, block);
+  const auto threads = static_cast<unsigned>(block);
   if (work == Work::add) {
-    GPULAB_LAUNCH(add_kernel, config, a, b, out, n);
+    add_kernel<<<grid, threads, 0, stream>>>(a, b, out, n);
+    check_launch("add_kernel", grid, threads);
   } else {
-    GPULAB_LAUNCH(sigmoid_kernel, config, a, out, n);
+    sigmoid_kernel<<<grid, threads, 0, stream>>>(a, out, n);
+    check_launch("sigmoid_kernel", grid, threads);
   }
 }
 
@@ -306,4 +309,4 @@ void RunMemory::give_back(const DeviceArrays& arrays) {
   }
 }
 
-}  // namespace gpulab::gpu::streams
+}  // namespace gpulab::streams

@@ -9,15 +9,15 @@
 //   record             what every launched thread did, for the thread map
 //
 // Run them: lesson02_thread_hierarchy --variant all --n 1000000
-// Like every kernel file, this one builds for the GPU and for the emulator (common/target.cuh).
+// Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
 #include <stdexcept>
 #include <string>
 
+#include "common/launch.cuh"
 #include "common/launch_description.hpp"
-#include "common/target.cuh"
 #include "thread_hierarchy/thread_hierarchy.hpp"
 
-namespace gpulab::GPULAB_TARGET::thread_hierarchy {
+namespace gpulab::thread_hierarchy {
 
 // ---------------------------------------------------------------- kernels
 
@@ -99,15 +99,16 @@ constexpr unsigned int kGridRow = 256;  // blocks per row of the 2-D grid
 void one_block(std::span<const float> x, std::span<float> y, int /*block*/) {
   check_sizes(x, y);
   if (y.empty()) return;
-  GPULAB_LAUNCH(scale_one_block, (LaunchConfig{dim3(1), dim3(blocks_for(y.size(), 1))}), x.data(), y.data(), y.size());
+  scale_one_block<<<dim3(1), dim3(blocks_for(y.size(), 1))>>>(x.data(), y.data(), y.size());
+  check_launch("scale_one_block", dim3(1), dim3(blocks_for(y.size(), 1)));
 }
 
 void blocks_1d(std::span<const float> x, std::span<float> y, int block) {
   check_sizes(x, y);
   if (y.empty()) return;
   const auto threads = static_cast<unsigned int>(block);
-  GPULAB_LAUNCH(scale_blocks, (LaunchConfig{dim3(blocks_for(y.size(), threads)), dim3(threads)}), x.data(), y.data(),
-                y.size());
+  scale_blocks<<<dim3(blocks_for(y.size(), threads)), dim3(threads)>>>(x.data(), y.data(), y.size());
+  check_launch("scale_blocks", dim3(blocks_for(y.size(), threads)), dim3(threads));
 }
 
 void grid_2d(std::span<const float> x, std::span<float> y, int block) {
@@ -116,7 +117,8 @@ void grid_2d(std::span<const float> x, std::span<float> y, int block) {
   const auto threads = static_cast<unsigned int>(block);
   const unsigned int blocks = blocks_for(y.size(), threads);
   const dim3 grid(blocks < kGridRow ? blocks : kGridRow, blocks_for(blocks, kGridRow));
-  GPULAB_LAUNCH(scale_grid_2d, (LaunchConfig{grid, dim3(threads)}), x.data(), y.data(), y.size());
+  scale_grid_2d<<<grid, dim3(threads)>>>(x.data(), y.data(), y.size());
+  check_launch("scale_grid_2d", grid, dim3(threads));
 }
 
 void block_3d(std::span<const float> x, std::span<float> y, int block) {
@@ -127,16 +129,16 @@ void block_3d(std::span<const float> x, std::span<float> y, int block) {
   const dim3 shape =
       threads >= 64 ? dim3(8, 8, threads / 64) : dim3(threads >= 8 ? 8 : threads, threads >= 8 ? threads / 8 : 1, 1);
   const unsigned int per_block = shape.x * shape.y * shape.z;
-  GPULAB_LAUNCH(scale_block_3d, (LaunchConfig{dim3(blocks_for(y.size(), per_block)), shape}), x.data(), y.data(),
-                y.size());
+  scale_block_3d<<<dim3(blocks_for(y.size(), per_block)), shape>>>(x.data(), y.data(), y.size());
+  check_launch("scale_block_3d", dim3(blocks_for(y.size(), per_block)), shape);
 }
 
 void grid_stride(std::span<const float> x, std::span<float> y, int block) {
   check_sizes(x, y);
   if (y.empty()) return;
-  GPULAB_LAUNCH(scale_grid_stride,
-                (LaunchConfig{dim3(grid_to_fill(y.size(), block)), dim3(static_cast<unsigned int>(block))}), x.data(),
-                y.data(), y.size());
+  scale_grid_stride<<<dim3(grid_to_fill(y.size(), block)), dim3(static_cast<unsigned int>(block))>>>(x.data(), y.data(),
+                                                                                                     y.size());
+  check_launch("scale_grid_stride", dim3(grid_to_fill(y.size(), block)), dim3(static_cast<unsigned int>(block)));
 }
 
 double blocks_1d_occupancy(int block) { return occupancy(scale_blocks, block); }
@@ -149,7 +151,8 @@ void record_threads(std::span<ThreadRecord> records, std::size_t n, int block) {
                                 std::to_string(std::size_t{blocks} * threads) + ")");
   }
   if (n == 0) return;
-  GPULAB_LAUNCH(record, (LaunchConfig{dim3(blocks), dim3(threads)}), records.data(), n);
+  record<<<dim3(blocks), dim3(threads)>>>(records.data(), n);
+  check_launch("record", dim3(blocks), dim3(threads));
 }
 
-}  // namespace gpulab::GPULAB_TARGET::thread_hierarchy
+}  // namespace gpulab::thread_hierarchy

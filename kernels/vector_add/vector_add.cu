@@ -7,17 +7,17 @@
 //
 // Run them: lesson01_vector_add --variant all --n 1000000
 //
-// This file builds twice: by nvcc for the GPU and as C++ for the emulator (common/target.cuh),
-// so its code lives in gpulab::GPULAB_TARGET::vector_add — GPULAB_TARGET is gpu or emulated.
+// This file is plain CUDA. It builds twice, by nvcc for the GPU and as C++ against GPU Lab's
+// emulator, and both builds live in one program (cmake/GpuLab.cmake says how).
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
+#include "common/launch.cuh"
 #include "common/launch_description.hpp"
-#include "common/target.cuh"
 #include "vector_add/vector_add.hpp"
 
-namespace gpulab::GPULAB_TARGET::vector_add {
+namespace gpulab::vector_add {
 
 // ---------------------------------------------------------------- kernels
 
@@ -90,8 +90,9 @@ void single_block(std::span<const float> a, std::span<const float> b, std::span<
   check_sizes(a, b, c);
   if (c.empty()) return;  // a launch of zero threads is an error; nothing to do anyway
   // Asks for exactly n threads (saturated, never wrapped): CUDA itself refuses n > its limit.
-  const LaunchConfig config{dim3(1), dim3(blocks_for(c.size(), 1))};
-  GPULAB_LAUNCH(add_single_block, config, a.data(), b.data(), c.data(), c.size());
+  const unsigned int threads = blocks_for(c.size(), 1);
+  add_single_block<<<1, threads>>>(a.data(), b.data(), c.data(), c.size());
+  check_launch("add_single_block", 1, threads);
 }
 
 // [snippet:launch_blocks]
@@ -99,16 +100,19 @@ void blocks(std::span<const float> a, std::span<const float> b, std::span<float>
   check_sizes(a, b, c);
   if (c.empty()) return;
   const auto threads = static_cast<unsigned int>(block);
-  const LaunchConfig config{dim3(blocks_for(c.size(), threads)), dim3(threads)};
-  GPULAB_LAUNCH(add_blocks, config, a.data(), b.data(), c.data(), c.size());
+  const unsigned int grid = blocks_for(c.size(), threads);  // ceil(n / threads): the last block may be partial
+  add_blocks<<<grid, threads>>>(a.data(), b.data(), c.data(), c.size());
+  check_launch("add_blocks", grid, threads);
 }
 // [/snippet]
 
 void grid_stride(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
   check_sizes(a, b, c);
   if (c.empty()) return;
-  const LaunchConfig config{dim3(grid_to_fill(c.size(), block)), dim3(static_cast<unsigned int>(block))};
-  GPULAB_LAUNCH(add_grid_stride, config, a.data(), b.data(), c.data(), c.size());
+  const unsigned int grid = grid_to_fill(c.size(), block);
+  const auto threads = static_cast<unsigned int>(block);
+  add_grid_stride<<<grid, threads>>>(a.data(), b.data(), c.data(), c.size());
+  check_launch("add_grid_stride", grid, threads);
 }
 
 void grid_stride_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, int block) {
@@ -120,8 +124,10 @@ void grid_stride_float4(std::span<const float> a, std::span<const float> b, std:
     return;
   }
   const std::size_t items = c.size() / 4 + 1;  // float4s, plus room for the tail
-  const LaunchConfig config{dim3(grid_to_fill(items, block)), dim3(static_cast<unsigned int>(block))};
-  GPULAB_LAUNCH(add_grid_stride_float4, config, a.data(), b.data(), c.data(), c.size());
+  const unsigned int grid = grid_to_fill(items, block);
+  const auto threads = static_cast<unsigned int>(block);
+  add_grid_stride_float4<<<grid, threads>>>(a.data(), b.data(), c.data(), c.size());
+  check_launch("add_grid_stride_float4", grid, threads);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::vector_add
+}  // namespace gpulab::vector_add

@@ -1,10 +1,10 @@
 // Test kernels for the emulator; see emulator_kernels.inc. Built for the GPU and the emulator.
 #include <stdexcept>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "kernels/emulator_kernels.hpp"
 
-namespace gpulab::GPULAB_TARGET::test_kernels {
+namespace gpulab::test_kernels {
 
 namespace {
 
@@ -22,7 +22,7 @@ __global__ void reverse_kernel(const int* in, int* out, std::size_t n) {
 }
 
 __global__ void block_sum_kernel(const float* in, float* sums, std::size_t n) {
-  float* partial = dynamic_shared<float>();
+  extern __shared__ float partial[];
   const unsigned t = threadIdx.x;
   const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + t;
   partial[t] = i < n ? in[i] : 0.0f;
@@ -116,69 +116,85 @@ dim3 to_dim3(Dims d) { return dim3(d.x, d.y, d.z); }
 }  // namespace
 
 void reverse_in_blocks(std::span<const int> in, std::span<int> out, int block, bool with_barrier) {
-  const LaunchConfig config{dim3(blocks_for(in.size(), static_cast<unsigned>(block))),
-                            dim3(static_cast<unsigned>(block))};
+  const dim3 grid(blocks_for(in.size(), static_cast<unsigned>(block)));
+  const dim3 threads(static_cast<unsigned>(block));
   if (with_barrier) {
-    GPULAB_LAUNCH(reverse_kernel<true>, config, in.data(), out.data(), in.size());
+    reverse_kernel<true><<<grid, threads>>>(in.data(), out.data(), in.size());
+    check_launch("reverse_kernel<true>", grid, threads);
   } else {
-    GPULAB_LAUNCH(reverse_kernel<false>, config, in.data(), out.data(), in.size());
+    reverse_kernel<false><<<grid, threads>>>(in.data(), out.data(), in.size());
+    check_launch("reverse_kernel<false>", grid, threads);
   }
 }
 
 void block_sums(std::span<const float> in, std::span<float> sums, int block) {
   const auto threads = static_cast<unsigned>(block);
-  const LaunchConfig config{dim3(blocks_for(in.size(), threads)), dim3(threads), threads * sizeof(float)};
-  GPULAB_LAUNCH(block_sum_kernel, config, in.data(), sums.data(), in.size());
+  const unsigned grid = blocks_for(in.size(), threads);
+  const std::size_t shared_bytes = threads * sizeof(float);
+  block_sum_kernel<<<grid, threads, shared_bytes>>>(in.data(), sums.data(), in.size());
+  check_launch("block_sum_kernel", grid, threads, shared_bytes);
 }
 
 void warp_sums(std::span<const float> in, std::span<float> sums, bool use_xor) {
-  const LaunchConfig config{dim3(blocks_for(in.size(), 128)), dim3(128)};
+  const dim3 grid(blocks_for(in.size(), 128));
+  const dim3 threads(128);
   if (use_xor) {
-    GPULAB_LAUNCH(warp_sum_kernel<true>, config, in.data(), sums.data(), in.size());
+    warp_sum_kernel<true><<<grid, threads>>>(in.data(), sums.data(), in.size());
+    check_launch("warp_sum_kernel<true>", grid, threads);
   } else {
-    GPULAB_LAUNCH(warp_sum_kernel<false>, config, in.data(), sums.data(), in.size());
+    warp_sum_kernel<false><<<grid, threads>>>(in.data(), sums.data(), in.size());
+    check_launch("warp_sum_kernel<false>", grid, threads);
   }
 }
 
 void warp_votes(std::span<const float> in, std::span<unsigned> counts, std::span<int> any, std::span<int> all) {
-  const LaunchConfig config{dim3(blocks_for(in.size(), 64)), dim3(64)};
-  GPULAB_LAUNCH(vote_kernel, config, in.data(), counts.data(), any.data(), all.data(), in.size());
+  const dim3 grid(blocks_for(in.size(), 64));
+  const dim3 threads(64);
+  vote_kernel<<<grid, threads>>>(in.data(), counts.data(), any.data(), all.data(), in.size());
+  check_launch("vote_kernel", grid, threads);
 }
 
 void count_above(std::span<const float> in, float threshold, std::span<unsigned> count, int block) {
-  const LaunchConfig config{dim3(blocks_for(in.size(), static_cast<unsigned>(block))),
-                            dim3(static_cast<unsigned>(block))};
-  GPULAB_LAUNCH(count_kernel, config, in.data(), threshold, count.data(), in.size());
+  const dim3 grid(blocks_for(in.size(), static_cast<unsigned>(block)));
+  const dim3 threads(static_cast<unsigned>(block));
+  count_kernel<<<grid, threads>>>(in.data(), threshold, count.data(), in.size());
+  check_launch("count_kernel", grid, threads);
 }
 
 void extremes(std::span<const int> in, std::span<int> extremes) {
-  const LaunchConfig config{dim3(blocks_for(in.size(), 256)), dim3(256)};
-  GPULAB_LAUNCH(extremes_kernel, config, in.data(), extremes.data(), in.size());
+  const dim3 grid(blocks_for(in.size(), 256));
+  const dim3 threads(256);
+  extremes_kernel<<<grid, threads>>>(in.data(), extremes.data(), in.size());
+  check_launch("extremes_kernel", grid, threads);
 }
 
 void record_indices(std::span<unsigned> out, Dims grid, Dims block) {
   const std::size_t threads = std::size_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z;
   if (out.size() != threads) throw std::invalid_argument("record_indices: out must hold one element per thread");
-  GPULAB_LAUNCH(index_kernel, (LaunchConfig{to_dim3(grid), to_dim3(block)}), out.data());
+  index_kernel<<<to_dim3(grid), to_dim3(block)>>>(out.data());
+  check_launch("index_kernel", to_dim3(grid), to_dim3(block));
 }
 
 void tiled_matmul(std::span<const float> a, std::span<const float> b, std::span<float> c, int n) {
   const unsigned tiles = blocks_for(static_cast<std::size_t>(n), kTile);
-  GPULAB_LAUNCH(tiled_matmul_kernel, (LaunchConfig{dim3(tiles, tiles), dim3(kTile, kTile)}), a.data(), b.data(),
-                c.data(), n);
+  tiled_matmul_kernel<<<dim3(tiles, tiles), dim3(kTile, kTile)>>>(a.data(), b.data(), c.data(), n);
+  check_launch("tiled_matmul_kernel", dim3(tiles, tiles), dim3(kTile, kTile));
 }
 
 void write_past_end(std::span<float> out, int extra) {
   const std::size_t total = out.size() + static_cast<std::size_t>(extra);
-  GPULAB_LAUNCH(past_end_kernel, (LaunchConfig{dim3(blocks_for(total, 128)), dim3(128)}), out.data(), total);
+  past_end_kernel<<<dim3(blocks_for(total, 128)), dim3(128)>>>(out.data(), total);
+  check_launch("past_end_kernel", dim3(blocks_for(total, 128)), dim3(128));
 }
 
 void empty_launch(Dims grid, Dims block, std::size_t shared_bytes) {
-  GPULAB_LAUNCH(empty_kernel, (LaunchConfig{to_dim3(grid), to_dim3(block), shared_bytes}));
+  empty_kernel<<<to_dim3(grid), to_dim3(block), shared_bytes>>>();
+  check_launch("empty_kernel", to_dim3(grid), to_dim3(block), shared_bytes);
 }
 
 void divergent_collectives(std::span<float> out) {
-  GPULAB_LAUNCH(divergent_kernel, (LaunchConfig{dim3(1), dim3(32)}), out.data());
+  divergent_kernel<<<dim3(1), dim3(32)>>>(out.data());
+  check_launch("divergent_kernel", dim3(1), dim3(32));
 }
 
-}  // namespace gpulab::GPULAB_TARGET::test_kernels
+}  // namespace gpulab::test_kernels

@@ -7,10 +7,10 @@
 // Stuck? The lesson's text has hints, from a nudge to nearly the answer (in the app: one at a time).
 #include <span>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "exercises/exercises.hpp"
 
-namespace gpulab::GPULAB_TARGET::exercises {
+namespace gpulab::exercises {
 
 __global__ void add_yours(const float* a, const float* b, float* c, std::size_t n) {
   // SOLUTION: the blocks before this one hold blockIdx.x * blockDim.x threads.
@@ -24,7 +24,8 @@ void vector_add(std::span<const float> a, std::span<const float> b, std::span<fl
   const auto threads = static_cast<unsigned int>(block);
   // SOLUTION: n / threads rounded up, so that a last, partly filled block takes the remainder.
   const auto blocks = static_cast<unsigned int>((c.size() + threads - 1) / threads);
-  GPULAB_LAUNCH(add_yours, (LaunchConfig{dim3(blocks), dim3(threads)}), a.data(), b.data(), c.data(), c.size());
+  add_yours<<<dim3(blocks), dim3(threads)>>>(a.data(), b.data(), c.data(), c.size());
+  check_launch("add_yours", dim3(blocks), dim3(threads));
 }
 
-}  // namespace gpulab::GPULAB_TARGET::exercises
+}  // namespace gpulab::exercises

@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <span>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "exercises/exercises.hpp"
 
-namespace gpulab::GPULAB_TARGET::exercises {
+namespace gpulab::exercises {
 
 __global__ void scale_yours(const float* x, float* y, std::size_t n) {
   // SOLUTION
@@ -30,7 +30,8 @@ void thread_hierarchy(std::span<const float> x, std::span<float> y, int block) {
   // Given: 8 blocks whatever n is, so most elements are reached only by looping.
   const dim3 threads(32, static_cast<unsigned int>(std::max(1, block / 32)));
   const dim3 grid(4, 2);
-  GPULAB_LAUNCH(scale_yours, (LaunchConfig{grid, threads}), x.data(), y.data(), y.size());
+  scale_yours<<<grid, threads>>>(x.data(), y.data(), y.size());
+  check_launch("scale_yours", grid, threads);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::exercises
+}  // namespace gpulab::exercises

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <span>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "exercises/exercises.hpp"
 
-namespace gpulab::GPULAB_TARGET::exercises {
+namespace gpulab::exercises {
 
 __global__ void add_2d_yours(const float* a, const float* b, float* c, std::size_t rows, std::size_t cols) {
   // SOLUTION: x numbers the columns, so consecutive threads of a warp touch consecutive addresses.
@@ -30,7 +30,8 @@ void matrix_add(std::span<const float> a, std::span<const float> b, std::span<fl
   // SOLUTION: enough blocks across for the columns, and down for the rows, each rounded up.
   const dim3 grid(static_cast<unsigned int>((cols + threads.x - 1) / threads.x),
                   static_cast<unsigned int>((rows + threads.y - 1) / threads.y));
-  GPULAB_LAUNCH(add_2d_yours, (LaunchConfig{grid, threads}), a.data(), b.data(), c.data(), rows, cols);
+  add_2d_yours<<<grid, threads>>>(a.data(), b.data(), c.data(), rows, cols);
+  check_launch("add_2d_yours", grid, threads);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::exercises
+}  // namespace gpulab::exercises

@@ -15,10 +15,10 @@
 #include <span>
 #include <stdexcept>
 
-#include "common/target.cuh"
+#include "common/launch.cuh"
 #include "exercises/exercises.hpp"
 
-namespace gpulab::GPULAB_TARGET::exercises {
+namespace gpulab::exercises {
 
 constexpr int kTile = kConvTile;
 
@@ -28,7 +28,7 @@ __host__ __device__ inline int tile_extent(int filter, int stride) { return (kTi
 
 __global__ void conv_yours(const float* x, const float* w, float* y, gpulab::conv::Shape sh) {
   const int C = sh.c, H = sh.h, W = sh.w, K = sh.k, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
-  float* tile = dynamic_shared<float>();
+  extern __shared__ float tile[];
   const int tile_h = tile_extent(R, sh.stride), tile_w = tile_extent(S, sh.stride);
   const int n = static_cast<int>(blockIdx.z) / K, k = static_cast<int>(blockIdx.z) % K;
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
@@ -60,11 +60,13 @@ __global__ void conv_yours(const float* x, const float* w, float* y, gpulab::con
 void conv(std::span<const float> x, std::span<const float> w, std::span<float> y, const gpulab::conv::Shape& shape) {
   if (y.empty()) return;
   const long planes = static_cast<long>(shape.n) * shape.k;
-  if (planes > device().max_grid_dim[2]) throw std::invalid_argument("conv exercise: N × K is over the grid's z limit");
+  if (planes > device_attribute(cudaDevAttrMaxGridDimZ))
+    throw std::invalid_argument("conv exercise: N × K is over the grid's z limit");
   const dim3 grid(static_cast<unsigned int>((shape.q() + kTile - 1) / kTile),
                   static_cast<unsigned int>((shape.p() + kTile - 1) / kTile), static_cast<unsigned int>(planes));
   const std::size_t shared = sizeof(float) * tile_extent(shape.r, shape.stride) * tile_extent(shape.s, shape.stride);
-  GPULAB_LAUNCH(conv_yours, (LaunchConfig{grid, dim3(kTile, kTile), shared}), x.data(), w.data(), y.data(), shape);
+  conv_yours<<<grid, dim3(kTile, kTile), shared>>>(x.data(), w.data(), y.data(), shape);
+  check_launch("conv_yours", grid, dim3(kTile, kTile), shared);
 }
 
-}  // namespace gpulab::GPULAB_TARGET::exercises
+}  // namespace gpulab::exercises

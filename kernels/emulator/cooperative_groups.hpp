@@ -1,0 +1,162 @@
+#pragma once
+// Cooperative groups on the emulator: the thread block, warp tiles of 1 to 32 threads (static
+// and dynamic), their collectives (sync, shuffles, votes, cg::reduce, cg::inclusive_scan /
+// exclusive_scan) and the grid's ranks. A tile's operations use the tile's lanes as their mask,
+// as on the GPU. Not modelled: grid-wide sync (this_grid().sync()), coalesced_threads(), clusters.
+#include "emulator/emulator.hpp"
+
+namespace cooperative_groups {
+
+namespace details {
+inline unsigned block_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+}  // namespace details
+
+class thread_block {
+ public:
+  void sync() const { __syncthreads(); }
+  unsigned long long thread_rank() const { return details::block_rank(); }
+  unsigned long long size() const { return details::block_size(); }
+  unsigned long long num_threads() const { return details::block_size(); }
+  dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  dim3 dim_threads() const { return blockDim; }
+  dim3 group_dim() const { return blockDim; }
+};
+inline thread_block this_thread_block() { return {}; }
+
+// A group of `n` consecutive lanes of a warp (n a power of two, at most 32).
+class thread_group {
+ public:
+  explicit thread_group(unsigned n) : n_(n) {}
+  unsigned mask() const {
+    if (n_ >= 32) return 0xFFFFFFFFu;
+    return ((1u << n_) - 1) << (details::block_rank() % 32 / n_ * n_);
+  }
+  void sync() const { __syncwarp(mask()); }
+  unsigned long long thread_rank() const { return details::block_rank() % n_; }
+  unsigned long long size() const { return n_; }
+  unsigned long long num_threads() const { return n_; }
+  unsigned long long meta_group_rank() const { return details::block_rank() / n_; }
+  unsigned long long meta_group_size() const { return (details::block_size() + n_ - 1) / n_; }
+  template <typename T>
+  T shfl(T v, int src) const {
+    return __shfl_sync(mask(), v, src, static_cast<int>(n_));
+  }
+  template <typename T>
+  T shfl_down(T v, unsigned delta) const {
+    return __shfl_down_sync(mask(), v, delta, static_cast<int>(n_));
+  }
+  template <typename T>
+  T shfl_up(T v, unsigned delta) const {
+    return __shfl_up_sync(mask(), v, delta, static_cast<int>(n_));
+  }
+  template <typename T>
+  T shfl_xor(T v, unsigned lanes) const {
+    return __shfl_xor_sync(mask(), v, static_cast<int>(lanes), static_cast<int>(n_));
+  }
+  int any(int predicate) const { return __any_sync(mask(), predicate); }
+  int all(int predicate) const { return __all_sync(mask(), predicate); }
+  unsigned ballot(int predicate) const {  // bit i: the tile's thread i
+    return __ballot_sync(mask(), predicate) >> (details::block_rank() % 32 / n_ * n_);
+  }
+  template <typename T>
+  unsigned match_any(T value) const {
+    return __match_any_sync(mask(), value) >> (details::block_rank() % 32 / n_ * n_);
+  }
+
+ private:
+  unsigned n_;
+};
+
+template <unsigned N>
+class thread_block_tile : public thread_group {
+  static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "a tile is a power of two of at most 32 threads");
+
+ public:
+  thread_block_tile() : thread_group(N) {}
+  static constexpr unsigned long long size() { return N; }
+  static constexpr unsigned long long num_threads() { return N; }
+};
+
+template <unsigned N, typename Parent>
+thread_block_tile<N> tiled_partition(const Parent&) {
+  return {};
+}
+inline thread_group tiled_partition(const thread_block&, unsigned n) {
+  if (n == 0 || n > 32 || (n & (n - 1)) != 0) {
+    ::gpulab::emulated::detail::not_emulated("tiled_partition into tiles that are not a power of two up to 32");
+  }
+  return thread_group(n);
+}
+
+inline void sync(const thread_block& g) { g.sync(); }
+inline void sync(const thread_group& g) { g.sync(); }
+
+// The grid: its ranks work; a grid-wide barrier needs every block resident at once, which the
+// emulator's block-by-block execution cannot give.
+class grid_group {
+ public:
+  unsigned long long thread_rank() const {
+    const unsigned long long block =
+        blockIdx.x + gridDim.x * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+    return block * details::block_size() + details::block_rank();
+  }
+  unsigned long long size() const {
+    return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z * details::block_size();
+  }
+  unsigned long long num_threads() const { return size(); }
+  bool is_valid() const { return false; }
+  void sync() const { ::gpulab::emulated::detail::not_emulated("grid-wide synchronisation (this_grid().sync())"); }
+};
+inline grid_group this_grid() { return {}; }
+
+// ---- collectives over a tile (cooperative_groups/reduce.h and scan.h)
+template <typename T>
+struct plus {
+  T operator()(T a, T b) const { return a + b; }
+};
+template <typename T>
+struct less {  // the lesser value, as CUDA's cg::less reduces to a minimum
+  T operator()(T a, T b) const { return b < a ? b : a; }
+};
+template <typename T>
+struct greater {
+  T operator()(T a, T b) const { return a < b ? b : a; }
+};
+template <typename T>
+struct bit_and {
+  T operator()(T a, T b) const { return a & b; }
+};
+template <typename T>
+struct bit_or {
+  T operator()(T a, T b) const { return a | b; }
+};
+template <typename T>
+struct bit_xor {
+  T operator()(T a, T b) const { return a ^ b; }
+};
+
+template <typename Group, typename T, typename Op>
+T reduce(const Group& g, T value, Op op) {
+  for (unsigned offset = static_cast<unsigned>(g.size()) / 2; offset > 0; offset /= 2) {
+    value = op(value, g.shfl_xor(value, offset));
+  }
+  return value;
+}
+template <typename Group, typename T, typename Op = plus<T>>
+T inclusive_scan(const Group& g, T value, Op op = {}) {
+  for (unsigned offset = 1; offset < g.size(); offset *= 2) {
+    const T other = g.shfl_up(value, offset);
+    if (g.thread_rank() >= offset) value = op(value, other);
+  }
+  return value;
+}
+template <typename Group, typename T, typename Op = plus<T>>
+T exclusive_scan(const Group& g, T value, Op op = {}) {
+  const T inclusive = inclusive_scan(g, value, op);
+  const T previous = g.shfl_up(inclusive, 1);
+  return g.thread_rank() == 0 ? T{} : previous;
+}
+
+}  // namespace cooperative_groups

@@ -1,0 +1,55 @@
+// gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT: the build's step
+// before compiling a CUDA file for a target (see emulator/rewrite.hpp).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "emulator/rewrite.hpp"
+
+int main(int argc, char** argv) try {
+  gpulab::emulated::RewriteOptions options;
+  options.emulated = false;
+  std::string input, output;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--emulated") {
+      options.emulated = true;
+    } else if (arg == "--namespace" && i + 1 < argc) {
+      options.backend_namespace = argv[++i];
+    } else if (input.empty()) {
+      input = arg;
+    } else if (output.empty()) {
+      output = arg;
+    } else {
+      input.clear();
+      break;
+    }
+  }
+  if (input.empty() || output.empty()) {
+    std::cerr << "usage: gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT\n";
+    return 2;
+  }
+  std::ifstream in(input, std::ios::binary);
+  if (!in) {
+    std::cerr << "gpulab_cuda_rewrite: cannot read " << input << "\n";
+    return 2;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string result = gpulab::emulated::rewrite_cuda(text.str(), input, options);
+  const std::string temporary = output + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << result;
+    if (!out) {
+      std::cerr << "gpulab_cuda_rewrite: cannot write " << output << "\n";
+      return 1;
+    }
+  }
+  return std::rename(temporary.c_str(), output.c_str()) == 0 ? 0 : 1;
+} catch (const std::exception& e) {
+  std::cerr << e.what() << "\n";
+  return 1;
+}

@@ -1,0 +1,280 @@
+// The source rewrite of rewrite.hpp: a small scanner that knows comments, literals and brackets,
+// which is all a launch's syntax needs.
+#include "emulator/rewrite.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <vector>
+
+namespace gpulab::emulated {
+
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Positions of the source that are code (not inside a comment or a literal).
+std::vector<bool> code_mask(const std::string& s) {
+  std::vector<bool> code(s.size(), true);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    const char next = i + 1 < s.size() ? s[i + 1] : '\0';
+    std::size_t end = i;
+    if (c == '/' && next == '/') {
+      end = s.find('\n', i);
+      if (end == std::string::npos) end = s.size();
+    } else if (c == '/' && next == '*') {
+      end = s.find("*/", i + 2);
+      end = end == std::string::npos ? s.size() : end + 2;
+    } else if (c == 'R' && next == '"' &&
+               (i == 0 || !ident_char(s[i - 1]) || s[i - 1] == '8' || s[i - 1] == 'u' || s[i - 1] == 'U' ||
+                s[i - 1] == 'L')) {
+      const std::size_t open = s.find('(', i + 2);
+      if (open == std::string::npos) break;
+      const std::string close = ")" + s.substr(i + 2, open - i - 2) + "\"";
+      end = s.find(close, open);
+      end = end == std::string::npos ? s.size() : end + close.size();
+    } else if (c == '"' || (c == '\'' && (i == 0 || !ident_char(s[i - 1])))) {  // 1'000 is a digit separator
+      end = i + 1;
+      while (end < s.size() && s[end] != c && s[end] != '\n') end += s[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, s.size());
+    } else {
+      ++i;
+      continue;
+    }
+    std::fill(code.begin() + static_cast<long>(i), code.begin() + static_cast<long>(end), false);
+    i = end;
+  }
+  return code;
+}
+
+int line_of(const std::string& s, std::size_t pos) {
+  return 1 + static_cast<int>(std::count(s.begin(), s.begin() + static_cast<long>(pos), '\n'));
+}
+
+[[noreturn]] void fail(const std::string& file, const std::string& s, std::size_t pos, const std::string& what) {
+  throw std::invalid_argument(file + ":" + std::to_string(line_of(s, pos)) + ": " + what);
+}
+
+// The end of the bracketed group opening at `open` (one past its closing bracket), skipping
+// what is not code.
+std::size_t match_forward(const std::string& s, const std::vector<bool>& code, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    if (!code[i]) continue;
+    if (s[i] == '(' || s[i] == '[' || s[i] == '{') ++depth;
+    if (s[i] == ')' || s[i] == ']' || s[i] == '}') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  return std::string::npos;
+}
+
+// The start of the kernel expression that ends just before `end`: a name, maybe qualified
+// (ns::kernel), maybe with template arguments (kernel<float, 4>), or a parenthesised expression.
+std::size_t kernel_start(const std::string& s, const std::vector<bool>& code, std::size_t end) {
+  std::size_t i = end;
+  const auto skip_space = [&] {
+    while (i > 0 && std::isspace(static_cast<unsigned char>(s[i - 1]))) --i;
+  };
+  skip_space();
+  if (i > 0 && s[i - 1] == ')') {  // (expression)
+    int depth = 0;
+    while (i > 0) {
+      --i;
+      if (!code[i]) continue;
+      if (s[i] == ')') ++depth;
+      if (s[i] == '(' && --depth == 0) return i;
+    }
+    return std::string::npos;
+  }
+  for (;;) {
+    if (i > 0 && s[i - 1] == '>') {  // template arguments
+      int depth = 0;
+      while (i > 0) {
+        --i;
+        if (!code[i]) continue;
+        if (s[i] == '>') ++depth;
+        if (s[i] == '<' && --depth == 0) break;
+      }
+      skip_space();
+    }
+    const std::size_t name_end = i;
+    while (i > 0 && ident_char(s[i - 1])) --i;
+    if (i == name_end) return std::string::npos;
+    std::size_t before = i;
+    while (before > 0 && std::isspace(static_cast<unsigned char>(s[before - 1]))) --before;
+    if (before >= 2 && s[before - 1] == ':' && s[before - 2] == ':') {
+      i = before - 2;
+      skip_space();
+      if (i == 0 || !(ident_char(s[i - 1]) || s[i - 1] == '>')) return i;  // ::kernel
+      continue;
+    }
+    return i;
+  }
+}
+
+std::string one_line(std::string_view text) {
+  std::string out;
+  bool space = false;
+  for (const char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The type of a declaration without __align__(n) or alignas(n) (the buffer is aligned anyway).
+std::string without_alignment(std::string type) {
+  for (const std::string word : {"__align__", "alignas"}) {
+    for (std::size_t at; (at = type.find(word)) != std::string::npos;) {
+      const std::size_t open = type.find('(', at), close = type.find(')', at);
+      if (open == std::string::npos || close == std::string::npos) break;
+      type.erase(at, close + 1 - at);
+    }
+  }
+  return type;
+}
+
+// Whether position `at` is at namespace scope: no open brace before it, or only those of
+// namespaces and extern "C".
+bool at_namespace_scope(const std::string& s, const std::vector<bool>& code, std::size_t at) {
+  int depth = 0;
+  for (std::size_t i = at; i-- > 0;) {
+    if (!code[i]) continue;
+    if (s[i] == '}') ++depth;
+    if (s[i] != '{') continue;
+    if (depth > 0) {
+      --depth;
+      continue;
+    }
+    std::size_t head = i;  // the words before this brace, back to the last ; { or }
+    while (head > 0 && !(code[head - 1] && (s[head - 1] == ';' || s[head - 1] == '{' || s[head - 1] == '}'))) --head;
+    const std::string words = s.substr(head, i - head);
+    const bool opens_namespace =
+        words.find("namespace") != std::string::npos || words.find("extern \"C\"") != std::string::npos;
+    if (!opens_namespace || words.find('(') != std::string::npos) return false;
+  }
+  return true;
+}
+
+struct Edit {
+  std::size_t begin, end;
+  std::string text;
+};
+
+}  // namespace
+
+std::string rewrite_cuda(const std::string& s, const std::string& file, const RewriteOptions& options) {
+  const std::vector<bool> code = code_mask(s);
+  std::vector<Edit> edits;
+  const auto word_at = [&](std::size_t i, std::string_view word) {
+    return code[i] && s.compare(i, word.size(), word) == 0 && (i == 0 || !ident_char(s[i - 1])) &&
+           (i + word.size() >= s.size() || !ident_char(s[i + word.size()]));
+  };
+  const auto skip_space = [&](std::size_t i) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+  };
+
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!code[i]) continue;
+    // namespace gpulab::X -> namespace gpulab::<backend>::X
+    if (!options.backend_namespace.empty() && word_at(i, "namespace")) {
+      const std::size_t name = skip_space(i + 9);
+      if (word_at(name, "gpulab")) {
+        edits.push_back({name + 6, name + 6, "::" + options.backend_namespace});
+        i = name + 6;
+        continue;
+      }
+    }
+    if (!options.emulated) continue;
+    // extern __shared__ T name[];  ->  T (&name)[] = ::gpulab::emulated::dynamic_shared<T>();
+    if (word_at(i, "extern") && word_at(skip_space(i + 6), "__shared__")) {
+      std::size_t semicolon = i;
+      while (semicolon < s.size() && !(code[semicolon] && s[semicolon] == ';')) ++semicolon;
+      if (semicolon == s.size()) fail(file, s, i, "extern __shared__ declaration without a ';'");
+      const std::size_t type_begin = skip_space(i + 6) + 10;
+      const std::size_t bracket = s.rfind('[', semicolon);
+      std::size_t name_end = bracket;
+      while (name_end > type_begin && std::isspace(static_cast<unsigned char>(s[name_end - 1]))) --name_end;
+      std::size_t name_begin = name_end;
+      while (name_begin > type_begin && ident_char(s[name_begin - 1])) --name_begin;
+      if (bracket == std::string::npos || bracket < type_begin || name_begin == name_end) {
+        fail(file, s, i, "expected extern __shared__ TYPE NAME[];");
+      }
+      const std::string type = without_alignment(s.substr(type_begin, name_begin - type_begin));
+      const std::string name = s.substr(name_begin, name_end - name_begin);
+      const std::string array = "::gpulab::emulated::dynamic_shared<" + one_line(type) + ">()";
+      std::string text = at_namespace_scope(s, code, i)
+                             ? "\n#define " + name + " (" + array + ")\n"  // a macro: the buffer is per worker
+                             : one_line(type) + " (&" + name + ")[] = " + array + ";";
+      const long lines = std::count(s.begin() + static_cast<long>(i), s.begin() + static_cast<long>(semicolon), '\n');
+      if (text.front() == '\n') text.erase(0, 1), text.pop_back();
+      text.append(static_cast<std::size_t>(lines), '\n');
+      edits.push_back({i, semicolon + 1, text});
+      i = semicolon;
+      continue;
+    }
+    // kernel<<<config>>>(args)
+    if (s.compare(i, 3, "<<<") != 0) continue;
+    const std::size_t start = kernel_start(s, code, i);
+    if (start == std::string::npos) fail(file, s, i, "cannot find the kernel's name before <<<");
+    int depth = 0;
+    std::size_t close = std::string::npos;
+    std::vector<std::size_t> commas;
+    for (std::size_t j = i + 3; j + 2 < s.size(); ++j) {
+      if (!code[j]) continue;
+      if (s[j] == '(' || s[j] == '[' || s[j] == '{') ++depth;
+      if (s[j] == ')' || s[j] == ']' || s[j] == '}') --depth;
+      if (depth == 0 && s[j] == ',') commas.push_back(j);
+      if (depth == 0 && s.compare(j, 3, ">>>") == 0) {
+        close = j;
+        break;
+      }
+    }
+    if (close == std::string::npos) fail(file, s, i, "a launch's <<< has no >>>");
+    const std::size_t open_args = skip_space(close + 3);
+    if (open_args >= s.size() || s[open_args] != '(')
+      fail(file, s, close, "a launch's >>> is not followed by (arguments)");
+    const std::size_t args_end = match_forward(s, code, open_args);
+    if (args_end == std::string::npos) fail(file, s, open_args, "a launch's argument list is not closed");
+    if (commas.empty() || commas.size() > 3) {
+      fail(file, s, i,
+           "a launch takes <<<grid, block>>>, <<<grid, block, shared_bytes>>> or <<<grid, block, "
+           "shared_bytes, stream>>>");
+    }
+    const std::string kernel = s.substr(start, i - start);
+    const std::string config = s.substr(i + 3, close - i - 3);
+    const std::string args = s.substr(open_args, args_end - open_args);
+    std::string text = "::gpulab::emulated::launch_kernel(\"" + one_line(kernel) + "\", __FILE__, __LINE__, [&] { " +
+                       kernel + args + "; }, " + config + ")";
+    // Lines kept: the newlines of what was between the pieces come after the call.
+    const auto newlines = [](std::string_view t) { return std::count(t.begin(), t.end(), '\n'); };
+    const long lost = newlines(std::string_view(s).substr(start, args_end - start)) - newlines(kernel) -
+                      newlines(config) - newlines(args);
+    text.append(static_cast<std::size_t>(std::max(0L, lost)), '\n');
+    edits.push_back({start, args_end, text});
+    i = args_end - 1;
+  }
+
+  std::string out = "#line 1 \"" + file + "\"\n";
+  std::size_t at = 0;
+  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  for (const Edit& e : edits) {
+    out.append(s, at, e.begin - at);
+    out += e.text;
+    at = e.end;
+  }
+  out.append(s, at, std::string::npos);
+  return out;
+}
+
+}  // namespace gpulab::emulated

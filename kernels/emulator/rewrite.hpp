@@ -1,0 +1,35 @@
+#pragma once
+// The source rewrite that lets one CUDA file build twice — by nvcc for the GPU and as plain C++
+// against the emulator — and both builds live in one program. It changes as little as it can and
+// keeps every line where it was (a `#line` names the original file), so compiler messages point
+// at the learner's file and line:
+//
+//   emulated build    kernel<<<grid, block, shared, stream>>>(args)
+//                  -> ::gpulab::emulated::launch_kernel("kernel", __FILE__, __LINE__,
+//                                                     [&] { kernel(args); }, grid, block, shared, stream)
+//                     (each CUDA thread calls the kernel with the arguments, as a GPU thread starts;
+//                     default arguments and deduced template arguments work as in any call)
+//                     extern __shared__ float s[];
+//                  -> float (&s)[] = ::gpulab::emulated::dynamic_shared<float>();
+//                     (the launch's dynamic shared memory: the emulator's per-block buffer; at
+//                     namespace scope a macro, as the buffer belongs to the worker running the block)
+//   both builds,      namespace gpulab::topic { ... }  ->  namespace gpulab::gpu::topic { ... }
+//   on request        (or gpulab::emulated::topic): GPU Lab's own kernel files, so the two builds'
+//                     functions have different names in one program. A learner's program needs it not.
+//
+// Comments, string and character literals are left alone.
+#include <stdexcept>
+#include <string>
+
+namespace gpulab::emulated {
+
+struct RewriteOptions {
+  bool emulated = true;           // rewrite launches and extern __shared__
+  std::string backend_namespace;  // "gpu" or "emulated": namespace gpulab::X becomes gpulab::<it>::X
+};
+
+// The rewritten source, starting with `#line 1 "file"`. Throws std::invalid_argument for a
+// launch it cannot parse, naming the line.
+std::string rewrite_cuda(const std::string& source, const std::string& file, const RewriteOptions& options);
+
+}  // namespace gpulab::emulated
