@@ -72,8 +72,9 @@ struct BlockContext {
 };
 
 // The running block (one per worker thread) and the running thread (the current fiber).
-extern thread_local BlockContext* current_block;
-extern thread_local uint3 current_thread_idx;
+// (constinit: no dynamic initialisation, so reading them costs no TLS wrapper call in a kernel.)
+extern thread_local constinit BlockContext* current_block;
+extern thread_local constinit uint3 current_thread_idx;
 
 void syncthreads();
 // __syncthreads_count/and/or: a barrier that also combines every thread's predicate.

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "emulator/emulator.hpp"
@@ -34,8 +35,8 @@ namespace ctx = boost::context;
 
 namespace detail {
 
-thread_local BlockContext* current_block = nullptr;
-thread_local uint3 current_thread_idx = {0, 0, 0};
+thread_local constinit BlockContext* current_block = nullptr;
+thread_local constinit uint3 current_thread_idx = {0, 0, 0};
 
 namespace {
 
@@ -69,35 +70,67 @@ struct Warp {
 struct Thread {
   uint3 idx;
   unsigned linear = 0;
-  ctx::fiber fiber;     // the suspended thread, while it waits
-  bool waited = false;  // it yielded at least once: its runner became its own fiber
+  ctx::fiber fiber;  // the suspended thread, while it waits
   bool done = false;
 };
 
+// The running CUDA thread: its number in the block, and its record — which a thread gets only
+// when it first waits (until then it runs to its end on its runner and needs none).
+thread_local unsigned running_linear = 0;
+thread_local Thread* running_thread = nullptr;
+
 // One block's shared state, on the worker running it.
 struct Block {
-  std::vector<Thread> threads;
+  std::vector<Thread> threads;  // (kept from block to block on a worker: no allocation per block)
   std::vector<Warp> warps;
-  unsigned next = 0;  // the next thread to start
+  std::vector<Thread*> waiting;  // threads that have waited at least once, in the order they first did
+  unsigned count = 0;            // threads in the block
+  unsigned next = 0;             // the next thread to start
+  uint3 next_idx = {0, 0, 0};    // its threadIdx
+  dim3 dim;
   unsigned live = 0;
   unsigned arrived = 0;  // at the current __syncthreads
   std::uint64_t barrier_generation = 0;
   int votes[2] = {0, 0};         // __syncthreads_count/and/or's sums, by generation parity
   std::uint64_t progress = 0;    // any arrival, release or exit: no progress in a round is a deadlock
   Thread* first_wait = nullptr;  // a runner's thread that just waited for the first time
+  // Until a thread of the block synchronises, threads run one after another to their end and
+  // nobody counts who has exited: a kernel without barriers pays nothing for them. The first
+  // barrier or warp operation settles the count (settle()); from then on every exit is counted.
+  bool counting = false;
   std::exception_ptr error;
 };
 
+// Threads [0, linear of the running thread) have run to their end: count them out.
+void settle(Block& b) {
+  if (b.counting) return;
+  b.counting = true;
+  const unsigned t = running_linear;
+  b.live = b.count - t;
+  for (unsigned w = 0; w < t / 32; ++w) b.warps[w].live = 0;
+  if (t % 32 != 0) b.warps[t / 32].live &= ~((1u << (t % 32)) - 1);
+}
+
 thread_local Block* running_block = nullptr;
-thread_local Thread* running_thread = nullptr;
 thread_local ctx::fiber* current_sink = nullptr;  // where the running fiber yields to
 
 // Back to the worker, which sets running_thread and current_thread_idx before it resumes a fiber.
 void yield() {
-  Thread* self = running_thread;
-  if (!self->waited) {
-    self->waited = true;
-    running_block->first_wait = self;
+  if (running_thread == nullptr) {  // its first wait: it gets a record, and a runner takes over
+    Block& b = *running_block;
+    Thread& self = b.threads[running_linear];
+    self.linear = running_linear;
+    self.idx = current_thread_idx;
+    self.done = false;
+    running_thread = b.first_wait = &self;
+    b.waiting.push_back(&self);
+    uint3 next = self.idx;  // the runner that takes over starts at the next thread
+    if (++next.x == b.dim.x) {
+      next.x = 0;
+      if (++next.y == b.dim.y) next.y = 0, ++next.z;
+    }
+    b.next = running_linear + 1;
+    b.next_idx = next;
   }
   ctx::fiber* sink = current_sink;
   *sink = std::move(*sink).resume();
@@ -118,6 +151,7 @@ void release_waiters(Block& b, Warp& w) {
 
 // Waits at the block's barrier; returns the generation it opened.
 std::uint64_t arrive_at_barrier(Block& b) {
+  settle(b);
   const std::uint64_t generation = b.barrier_generation;
   ++b.progress;
   if (++b.arrived == b.live) {  // the last to arrive opens the barrier and goes on
@@ -150,7 +184,7 @@ int syncthreads_vote(int predicate, BlockVote vote) {
 
 Exchange warp_exchange(unsigned mask, std::uint64_t value) {
   Block& b = *running_block;
-  const unsigned lane = running_thread->linear % 32;
+  const unsigned lane = running_linear % 32;
   if ((mask >> lane & 1u) == 0) {
     throw std::runtime_error("a warp operation's mask (0x" +
                              [&] {
@@ -161,7 +195,8 @@ Exchange warp_exchange(unsigned mask, std::uint64_t value) {
                              ") does not include the calling lane " + std::to_string(lane) +
                              ": every thread that calls a *_sync operation must be named in its mask");
   }
-  Warp& w = b.warps[running_thread->linear / 32];
+  settle(b);
+  Warp& w = b.warps[running_linear / 32];
   WarpGroup& g = w.group(mask);
   const std::uint64_t generation = g.generation;
   std::uint64_t* slots = g.slots[generation & 1];
@@ -178,8 +213,11 @@ Exchange warp_exchange(unsigned mask, std::uint64_t value) {
   return {done.slots[generation & 1], done.lanes[generation & 1]};
 }
 
-unsigned int lane_id() { return running_thread->linear % 32; }
-unsigned int live_lanes() { return running_block->warps[running_thread->linear / 32].live; }
+unsigned int lane_id() { return running_linear % 32; }
+unsigned int live_lanes() {
+  settle(*running_block);
+  return running_block->warps[running_linear / 32].live;
+}
 
 void not_emulated(const char* what) {
   throw std::runtime_error(std::string(what) + " is not emulated: GPU Lab's emulator runs it only on a GPU");
@@ -199,12 +237,13 @@ ctx::pooled_fixedsize_stack& stack_pool() {
   return pool;
 }
 
-void finish(Block& block, Thread& thread) {
+void finish(Block& block, unsigned linear) {
   // An exited thread no longer holds back its block's barriers or its warp's exchanges.
-  thread.done = true;
+  if (detail::running_thread != nullptr) detail::running_thread->done = true;
+  if (!block.counting) return;  // no thread has synchronised yet: settle() counts this one later
   --block.live;
-  detail::Warp& warp = block.warps[thread.linear / 32];
-  warp.live &= ~(1u << (thread.linear % 32));
+  detail::Warp& warp = block.warps[linear / 32];
+  warp.live &= ~(1u << (linear % 32));
   ++block.progress;
   detail::release_waiters(block, warp);
 }
@@ -215,10 +254,16 @@ ctx::fiber start_runner(Block& block, const std::function<void()>& body) {
   return ctx::fiber(std::allocator_arg, stack_pool(), [&block, &body](ctx::fiber&& sink) {
     ctx::fiber my_sink = std::move(sink);
     detail::current_sink = &my_sink;
-    while (block.next < block.threads.size()) {
-      Thread& thread = block.threads[block.next++];
-      detail::running_thread = &thread;
-      detail::current_thread_idx = thread.idx;
+    // The next thread's number and index, kept in registers: should a thread wait, yield() tells
+    // the runner that takes over where to start.
+    unsigned t = block.next;
+    uint3 idx = block.next_idx;
+    const dim3 dim = block.dim;
+    const unsigned count = block.count;
+    while (t < count) {
+      detail::running_linear = t;
+      detail::running_thread = nullptr;
+      detail::current_thread_idx = idx;
       try {
         body();
       } catch (const ctx::detail::forced_unwind&) {
@@ -226,9 +271,15 @@ ctx::fiber start_runner(Block& block, const std::function<void()>& body) {
       } catch (...) {
         if (!block.error) block.error = std::current_exception();
       }
-      finish(block, thread);
-      if (thread.waited) break;  // another runner has taken over starting threads
+      finish(block, t);
+      if (detail::running_thread != nullptr) break;  // it waited: another runner has taken over
+      if (++idx.x == dim.x) {                        // the next thread's index, without a division
+        idx.x = 0;
+        if (++idx.y == dim.y) idx.y = 0, ++idx.z;
+      }
+      ++t;
     }
+    block.next = std::max(block.next, t);
     return my_sink;
   });
 }
@@ -236,39 +287,53 @@ ctx::fiber start_runner(Block& block, const std::function<void()>& body) {
 void run_block(const std::function<void()>& body, detail::BlockContext& context) {
   const dim3 dim = context.block_dim;
   const unsigned count = dim.x * dim.y * dim.z;
-  Block block;
-  block.threads.resize(count);
+  thread_local Block block;  // a worker runs one block at a time: its storage is reused
+  if (block.threads.size() < count) block.threads.resize(count);
   block.warps.resize((count + 31) / 32);
-  block.live = count;
   for (unsigned w = 0; w < block.warps.size(); ++w) {
     const unsigned lanes = std::min(32u, count - 32 * w);
     block.warps[w].live = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+    block.warps[w].groups.clear();
   }
-  for (unsigned t = 0; t < count; ++t) {
-    block.threads[t].linear = t;
-    block.threads[t].idx = {t % dim.x, t / dim.x % dim.y, t / (dim.x * dim.y)};
-  }
+  block.waiting.clear();
+  block.count = block.live = count;
+  block.dim = dim;
+  block.next = 0;
+  block.next_idx = {0, 0, 0};
+  block.arrived = 0;
+  block.barrier_generation = 0;
+  block.votes[0] = block.votes[1] = 0;
+  block.progress = 0;
+  block.counting = false;
+  block.error = nullptr;
   detail::running_block = &block;
   detail::current_block = &context;
 
   for (;;) {
     const std::uint64_t before = block.progress;
     while (block.next < count && !block.error) {
+      // (The runner's fiber comes from the pool; when no thread waits on it, it ends with the block.)
       block.first_wait = nullptr;
       ctx::fiber runner = std::move(start_runner(block, body)).resume();
       if (runner) block.first_wait->fiber = std::move(runner);  // that thread waits on this runner's stack
     }
     unsigned waiting = 0;
-    for (Thread& thread : block.threads) {
-      if (thread.done || !thread.fiber) continue;
-      detail::running_thread = &thread;
-      detail::current_thread_idx = thread.idx;
-      thread.fiber = std::move(thread.fiber).resume();
-      if (!thread.done) ++waiting;
+    for (Thread* thread : block.waiting) {
+      if (thread->done || !thread->fiber) continue;
+      detail::running_thread = thread;
+      detail::running_linear = thread->linear;
+      detail::current_thread_idx = thread->idx;
+      thread->fiber = std::move(thread->fiber).resume();
+      if (!thread->done) ++waiting;
     }
-    if (block.error) std::rethrow_exception(block.error);  // destroying the fibers unwinds them
+    if (block.error) {
+      // Destroying the waiting fibers unwinds them; the storage stays for the worker's next block.
+      for (Thread* thread : block.waiting) thread->fiber = {};
+      std::rethrow_exception(std::exchange(block.error, nullptr));
+    }
     if (waiting == 0 && block.next >= count) break;
     if (block.progress == before) {
+      for (Thread* thread : block.waiting) thread->fiber = {};  // unwound: the storage is reused
       throw std::runtime_error(
           "deadlock: " + std::to_string(waiting) +
           " threads wait at a __syncthreads() or warp operation that the other threads of their block or warp "
