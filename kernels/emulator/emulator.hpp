@@ -126,6 +126,10 @@ T (&dynamic_shared())
   return *reinterpret_cast<T(*)[]>(gpulab_emulated_dynamic_shared);
 }
 
+// Where a kernel touches memory through `volatile` (the rewrite puts a call after it): says once,
+// on stderr, that such warp-synchronous code is right only if a warp's lanes run in lockstep.
+void note_volatile(const char* file, int line);
+
 // Runs `body` once per thread of every block, after checking the configuration against the
 // device's limits. What `kernel<<<grid, block, shared_bytes, stream>>>(args)` becomes in the
 // emulated build. Like a GPU launch it throws nothing: a refused configuration or a fault in the
@@ -573,46 +577,28 @@ static inline double __int2double_rn(int x) { return x; }
 static inline double __uint2double_rn(unsigned x) { return x; }
 
 // ---- loads and stores with cache hints: plain accesses here
-template <typename T>
-T __ldg(const T* p) {
-  return *p;
-}
-template <typename T>
-T __ldcg(const T* p) {
-  return *p;
-}
-template <typename T>
-T __ldca(const T* p) {
-  return *p;
-}
-template <typename T>
-T __ldcs(const T* p) {
-  return *p;
-}
-template <typename T>
-T __ldlu(const T* p) {
-  return *p;
-}
-template <typename T>
-T __ldcv(const T* p) {
-  return *p;
-}
-template <typename T>
-void __stwb(T* p, T v) {
-  *p = v;
-}
-template <typename T>
-void __stcg(T* p, T v) {
-  *p = v;
-}
-template <typename T>
-void __stcs(T* p, T v) {
-  *p = v;
-}
-template <typename T>
-void __stwt(T* p, T v) {
-  *p = v;
-}
+#define GPULAB_HINTED_LOAD(name) \
+  template <typename T>          \
+  T name(const T* p) {           \
+    return *p;                   \
+  }
+#define GPULAB_HINTED_STORE(name) \
+  template <typename T>           \
+  void name(T* p, T v) {          \
+    *p = v;                       \
+  }
+GPULAB_HINTED_LOAD(__ldg)
+GPULAB_HINTED_LOAD(__ldcg)
+GPULAB_HINTED_LOAD(__ldca)
+GPULAB_HINTED_LOAD(__ldcs)
+GPULAB_HINTED_LOAD(__ldlu)
+GPULAB_HINTED_LOAD(__ldcv)
+GPULAB_HINTED_STORE(__stwb)
+GPULAB_HINTED_STORE(__stcg)
+GPULAB_HINTED_STORE(__stcs)
+GPULAB_HINTED_STORE(__stwt)
+#undef GPULAB_HINTED_LOAD
+#undef GPULAB_HINTED_STORE
 
 // ---- clocks: CPU time, in nanoseconds
 inline long long clock64() {

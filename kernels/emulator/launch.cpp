@@ -2,8 +2,11 @@
 // checked mode's inspection of every buffer's guard zones. Like a GPU launch, a launch throws
 // nothing: what went wrong is what the next cudaGetLastError() returns, with the emulator's
 // explanation beside CUDA's message (error_detail()).
+#include <cstdio>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "common/launch_description.hpp"
 #include "emulator/device.hpp"
@@ -62,6 +65,21 @@ const DeviceInfo& device() {
     return d;
   }();
   return info;
+}
+
+void note_volatile(const char* file, int line) {
+  if (!in_kernel()) return;  // host code may use volatile as it likes
+  static std::mutex mutex;
+  static std::set<std::pair<std::string, int>> said;
+  std::lock_guard lock(mutex);
+  if (!said.insert({file, line}).second) return;
+  std::fprintf(stderr,
+               "%s:%d: gpulab emulator: warning: this kernel passes values between threads through volatile memory "
+               "without __syncwarp() — the warp-synchronous style of CUDA before Volta. It is right only if the 32 "
+               "lanes of a warp run in lockstep, which neither Volta and later GPUs nor this emulator promise (here "
+               "they run one after another), so its result can be wrong. Put __syncwarp() between the steps, or use "
+               "__shfl_down_sync().\n",
+               file, line);
 }
 
 void launch_kernel(const char* kernel, const char* file, int line, const std::function<void()>& body, dim3 grid,

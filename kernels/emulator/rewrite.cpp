@@ -165,6 +165,39 @@ bool at_namespace_scope(const std::string& s, const std::vector<bool>& code, std
   return true;
 }
 
+// Where to note a `volatile` at `at`: at the start of the body of the function (or loop) whose
+// parentheses hold it, or after the statement that declares it inside a body; npos at namespace
+// scope or where neither is found.
+std::size_t volatile_note_position(const std::string& s, const std::vector<bool>& code, std::size_t at) {
+  int depth = 0;
+  std::size_t open = std::string::npos;
+  for (std::size_t i = at; i-- > 0;) {  // the innermost unclosed ( or { before it
+    if (!code[i]) continue;
+    if (s[i] == ')' || s[i] == '}') ++depth;
+    if (s[i] == '(' || s[i] == '{') {
+      if (depth == 0) {
+        open = i;
+        break;
+      }
+      --depth;
+    }
+  }
+  if (open != std::string::npos && s[open] == '(') {  // a parameter or loop variable: the body that follows
+    const std::size_t close = match_forward(s, code, open);
+    for (std::size_t i = close; i != std::string::npos && i < s.size(); ++i) {
+      if (!code[i]) continue;
+      if (s[i] == '{') return i + 1;
+      if (s[i] == ';' || s[i] == '}') return std::string::npos;  // a declaration only
+    }
+    return std::string::npos;
+  }
+  if (at_namespace_scope(s, code, at)) return std::string::npos;
+  for (std::size_t i = at; i < s.size(); ++i) {
+    if (code[i] && s[i] == ';') return i + 1;
+  }
+  return std::string::npos;
+}
+
 struct Edit {
   std::size_t begin, end;
   std::string text;
@@ -221,6 +254,13 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
       text.append(static_cast<std::size_t>(lines), '\n');
       edits.push_back({i, semicolon + 1, text});
       i = semicolon;
+      continue;
+    }
+    // volatile in device code: the warp-synchronous style, right only in lockstep. The emulator
+    // says so when such code runs in a kernel (note_volatile).
+    if (word_at(i, "volatile")) {
+      const std::size_t at = volatile_note_position(s, code, i);
+      if (at != std::string::npos) edits.push_back({at, at, " ::gpulab::emulated::note_volatile(__FILE__, __LINE__);"});
       continue;
     }
     // kernel<<<config>>>(args)

@@ -13,6 +13,9 @@
 //                  -> float (&s)[] = ::gpulab::emulated::dynamic_shared<float>();
 //                     (the launch's dynamic shared memory: the emulator's per-block buffer; at
 //                     namespace scope a macro, as the buffer belongs to the worker running the block)
+//                     volatile in a kernel's code (the warp-synchronous style)
+//                  -> a call after it that makes the emulator say, when a kernel runs it, that the
+//                     code is right only if a warp's lanes run in lockstep, and what to write instead
 //   both builds,      namespace gpulab::topic { ... }  ->  namespace gpulab::gpu::topic { ... }
 //   on request        (or gpulab::emulated::topic): GPU Lab's own kernel files, so the two builds'
 //                     functions have different names in one program. A learner's program needs it not.

@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
   const fs::path source = fs::absolute(file);
   const std::string text = read_file(source);
   const std::string flags = gpu ? nvcc + " -std=c++20 -O2 -arch=native -lineinfo"
-                                : std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -I" +
+                                : std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile -I" +
                                       GPULAB_EMULATOR_INCLUDE + " -I" + GPULAB_KERNELS_INCLUDE;
   // The emulator's library is part of the key: a rebuilt emulator rebuilds the program.
   std::error_code ec;
