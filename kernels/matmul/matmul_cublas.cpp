@@ -40,6 +40,8 @@ cublasHandle_t handle() {
 
 }  // namespace
 
+void cublas_ready() { handle(); }
+
 void cublas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   if (m < 0 || n < 0 || k < 0) throw std::invalid_argument("matmul: m, n and k must not be negative");
   if (c.empty()) return;

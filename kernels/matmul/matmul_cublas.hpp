@@ -10,6 +10,10 @@ namespace gpulab::gpu::matmul {
 // FP32 math only: tensor-core (TF32) math is switched off, so the comparison is FP32 against FP32.
 void cublas(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
 
+// Creates this thread's cuBLAS handle for the current device now. Creating one allocates memory,
+// which a CUDA graph capture forbids: a capture that calls cuBLAS first makes sure of it.
+void cublas_ready();
+
 // C (m × n) = op(A) · op(B), row-major, op(A) m × k and op(B) k × n: ta says A is stored k × m
 // (transposed), tb that B is stored n × k. On `stream` (null: the default stream), so a CUDA
 // graph can capture it.

@@ -35,6 +35,9 @@ void GraphStep::capture(const Key& key, const Layout& net, std::span<float> para
                         std::span<float> loss) {
   release();
   if (stream_ == nullptr) GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  // A cuBLAS handle made inside the capture would fail (it allocates): make it before, even when
+  // this is the first cuBLAS call of the program (lesson07_tiny_network --variant cublas_graph).
+  if (gemm_ == &cublas_gemm) matmul::cublas_ready();
   // [snippet:graph_capture]
   // Nothing runs while capturing: each launch on stream_ becomes a node of the graph.
   GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
