@@ -130,12 +130,69 @@ T (&dynamic_shared())
 // on stderr, that such warp-synchronous code is right only if a warp's lanes run in lockstep.
 void note_volatile(const char* file, int line);
 
+namespace detail {
+
+// The running CUDA thread: its number in the block, and its record, which a thread gets only
+// when it first waits (scheduler.cpp).
+struct Thread;
+extern thread_local constinit unsigned running_linear;
+extern thread_local constinit Thread* running_thread;
+
+// Where a runner starts threads one after another, and how far it may go (scheduler.cpp).
+struct Starts {
+  unsigned next;
+  uint3 idx;
+  dim3 dim;
+  unsigned count;
+  const bool* counting;  // the block counts exits (a thread has synchronised): every end goes to thread_ended
+};
+// A kernel thread threw: records it for the launch (rethrows what must unwind a fiber).
+void thread_threw();
+// After a thread's body, where the block counts exits or the thread waited on the way: counts
+// it out; true when it had waited (so its runner stops: another took over).
+bool thread_ended(unsigned linear);
+
+// Runs threads from `from` until one waits or all have run; returns the number of the next
+// thread it did not start. A template, so that the kernel's call is inlined into the loop.
+template <typename Body>
+unsigned run_threads(const void* body, const Starts& from) {
+  const Body& kernel = *static_cast<const Body*>(body);
+  unsigned t = from.next;
+  uint3 idx = from.idx;
+  while (t < from.count) {
+    running_linear = t;
+    running_thread = nullptr;
+    current_thread_idx = idx;
+    try {
+      kernel();
+    } catch (...) {
+      thread_threw();
+    }
+    if ((running_thread != nullptr || *from.counting) && thread_ended(t)) return t + 1;
+    if (++idx.x == from.dim.x) {  // the next thread's index, without a division
+      idx.x = 0;
+      if (++idx.y == from.dim.y) idx.y = 0, ++idx.z;
+    }
+    ++t;
+  }
+  return t;
+}
+using ThreadLoop = unsigned (*)(const void* body, const Starts& from);
+
+void launch_threads(const char* kernel, const char* file, int line, ThreadLoop loop, const void* body, dim3 grid,
+                    dim3 block, std::size_t shared_bytes, cudaStream_t stream);
+
+}  // namespace detail
+
 // Runs `body` once per thread of every block, after checking the configuration against the
 // device's limits. What `kernel<<<grid, block, shared_bytes, stream>>>(args)` becomes in the
 // emulated build. Like a GPU launch it throws nothing: a refused configuration or a fault in the
 // kernel is what the next cudaGetLastError() returns.
-void launch_kernel(const char* kernel, const char* file, int line, const std::function<void()>& body, dim3 grid,
-                   dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr);
+template <typename Body>
+void launch_kernel(const char* kernel, const char* file, int line, const Body& body, dim3 grid, dim3 block,
+                   std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  detail::launch_threads(kernel, file, line, &detail::run_threads<Body>, &body, grid, block, shared_bytes, stream);
+}
 
 }  // namespace gpulab::emulated
 

@@ -82,8 +82,8 @@ void note_volatile(const char* file, int line) {
                file, line);
 }
 
-void launch_kernel(const char* kernel, const char* file, int line, const std::function<void()>& body, dim3 grid,
-                   dim3 block, std::size_t shared_bytes, cudaStream_t /*stream: launches run in order*/) {
+void detail::launch_threads(const char* kernel, const char* file, int line, ThreadLoop loop, const void* body,
+                            dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t /*launches run in order*/) {
   const auto failed = [&](cudaError_t code, const std::string& why) {
     record_error(code, launch_failure(kernel, dims(grid), dims(block), shared_bytes, file, line,
                                       std::string(error_message(code)) + (why.empty() ? "" : " — " + why)));
@@ -102,7 +102,7 @@ void launch_kernel(const char* kernel, const char* file, int line, const std::fu
   static std::mutex one_launch_at_a_time;
   std::lock_guard lock(one_launch_at_a_time);
   try {
-    run_blocks(grid, block, shared_bytes, body);
+    run_blocks(grid, block, shared_bytes, loop, body);
   } catch (const std::exception& e) {
     failed(cudaErrorLaunchFailure, e.what());
     return;

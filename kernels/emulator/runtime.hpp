@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "emulator/emulator.hpp"
 #include "emulator/vector_types.hpp"
 
 namespace gpulab::emulated {
@@ -14,6 +15,6 @@ unsigned worker_count();
 // Whether the calling thread is running a kernel's thread (a launch from there is refused).
 bool in_kernel();
 // Runs the grid's blocks on the worker pool, each block's threads as fibers.
-void run_blocks(dim3 grid, dim3 block, std::size_t shared_bytes, const std::function<void()>& body);
+void run_blocks(dim3 grid, dim3 block, std::size_t shared_bytes, detail::ThreadLoop loop, const void* body);
 
 }  // namespace gpulab::emulated

@@ -67,17 +67,20 @@ struct Warp {
   }
 };
 
+}  // namespace
+
+// A thread's record, which it gets when it first waits (until then it runs to its end on its
+// runner and needs none).
 struct Thread {
   uint3 idx;
   unsigned linear = 0;
   ctx::fiber fiber;  // the suspended thread, while it waits
   bool done = false;
 };
+thread_local constinit unsigned running_linear = 0;
+thread_local constinit Thread* running_thread = nullptr;
 
-// The running CUDA thread: its number in the block, and its record — which a thread gets only
-// when it first waits (until then it runs to its end on its runner and needs none).
-thread_local unsigned running_linear = 0;
-thread_local Thread* running_thread = nullptr;
+namespace {
 
 // One block's shared state, on the worker running it.
 struct Block {
@@ -223,6 +226,31 @@ void not_emulated(const char* what) {
   throw std::runtime_error(std::string(what) + " is not emulated: GPU Lab's emulator runs it only on a GPU");
 }
 
+void thread_threw() {
+  try {
+    throw;
+  } catch (const ctx::detail::forced_unwind&) {
+    throw;  // the fiber is being destroyed: let boost unwind it
+  } catch (...) {
+    if (!running_block->error) running_block->error = std::current_exception();
+  }
+}
+
+bool thread_ended(unsigned linear) {
+  // An exited thread no longer holds back its block's barriers or its warp's exchanges.
+  Block& block = *running_block;
+  Thread* record = running_thread;
+  if (record != nullptr) record->done = true;
+  if (block.counting) {  // until a thread synchronises, settle() counts the ended ones at once
+    --block.live;
+    Warp& warp = block.warps[linear / 32];
+    warp.live &= ~(1u << (linear % 32));
+    ++block.progress;
+    release_waiters(block, warp);
+  }
+  return record != nullptr;
+}
+
 }  // namespace detail
 
 namespace {
@@ -237,54 +265,20 @@ ctx::pooled_fixedsize_stack& stack_pool() {
   return pool;
 }
 
-void finish(Block& block, unsigned linear) {
-  // An exited thread no longer holds back its block's barriers or its warp's exchanges.
-  if (detail::running_thread != nullptr) detail::running_thread->done = true;
-  if (!block.counting) return;  // no thread has synchronised yet: settle() counts this one later
-  --block.live;
-  detail::Warp& warp = block.warps[linear / 32];
-  warp.live &= ~(1u << (linear % 32));
-  ++block.progress;
-  detail::release_waiters(block, warp);
-}
-
 // Starts threads one after another until one waits (then this runner is that thread's fiber,
 // and the worker starts a new runner for the rest) or all have started.
-ctx::fiber start_runner(Block& block, const std::function<void()>& body) {
-  return ctx::fiber(std::allocator_arg, stack_pool(), [&block, &body](ctx::fiber&& sink) {
+ctx::fiber start_runner(Block& block, detail::ThreadLoop loop, const void* body) {
+  return ctx::fiber(std::allocator_arg, stack_pool(), [&block, loop, body](ctx::fiber&& sink) {
     ctx::fiber my_sink = std::move(sink);
     detail::current_sink = &my_sink;
-    // The next thread's number and index, kept in registers: should a thread wait, yield() tells
-    // the runner that takes over where to start.
-    unsigned t = block.next;
-    uint3 idx = block.next_idx;
-    const dim3 dim = block.dim;
-    const unsigned count = block.count;
-    while (t < count) {
-      detail::running_linear = t;
-      detail::running_thread = nullptr;
-      detail::current_thread_idx = idx;
-      try {
-        body();
-      } catch (const ctx::detail::forced_unwind&) {
-        throw;  // the fiber is being destroyed: let boost unwind it
-      } catch (...) {
-        if (!block.error) block.error = std::current_exception();
-      }
-      finish(block, t);
-      if (detail::running_thread != nullptr) break;  // it waited: another runner has taken over
-      if (++idx.x == dim.x) {                        // the next thread's index, without a division
-        idx.x = 0;
-        if (++idx.y == dim.y) idx.y = 0, ++idx.z;
-      }
-      ++t;
-    }
-    block.next = std::max(block.next, t);
+    const detail::Starts from{block.next, block.next_idx, block.dim, block.count, &block.counting};
+    const unsigned next = loop(body, from);
+    block.next = std::max(block.next, next);
     return my_sink;
   });
 }
 
-void run_block(const std::function<void()>& body, detail::BlockContext& context) {
+void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& context) {
   const dim3 dim = context.block_dim;
   const unsigned count = dim.x * dim.y * dim.z;
   thread_local Block block;  // a worker runs one block at a time: its storage is reused
@@ -314,7 +308,7 @@ void run_block(const std::function<void()>& body, detail::BlockContext& context)
     while (block.next < count && !block.error) {
       // (The runner's fiber comes from the pool; when no thread waits on it, it ends with the block.)
       block.first_wait = nullptr;
-      ctx::fiber runner = std::move(start_runner(block, body)).resume();
+      ctx::fiber runner = std::move(start_runner(block, loop, body)).resume();
       if (runner) block.first_wait->fiber = std::move(runner);  // that thread waits on this runner's stack
     }
     unsigned waiting = 0;
@@ -422,7 +416,7 @@ unsigned worker_count() { return pool().size(); }
 
 bool in_kernel() { return detail::current_block != nullptr && detail::running_block != nullptr; }
 
-void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, const std::function<void()>& body) {
+void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, detail::ThreadLoop loop, const void* body) {
   const std::size_t blocks = std::size_t{grid.x} * grid.y * grid.z;
   pool().run(blocks, [&](std::size_t b) {
     // Dynamic shared memory is poisoned for every block: reading it before writing it shows.
@@ -435,7 +429,7 @@ void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, const std::
     struct Reset {  // a worker between blocks is in no kernel
       ~Reset() { detail::current_block = nullptr, detail::running_block = nullptr; }
     } reset;
-    run_block(body, context);
+    run_block(loop, body, context);
   });
 }
 
