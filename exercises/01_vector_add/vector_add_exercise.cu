@@ -23,8 +23,8 @@ void vector_add(std::span<const float> a, std::span<const float> b, std::span<fl
   const auto threads = static_cast<unsigned int>(block);
   // TODO 4: enough blocks of `threads` threads for every one of the c.size() elements.
   const auto blocks = static_cast<unsigned int>(1);
-  add_yours<<<dim3(blocks), dim3(threads)>>>(a.data(), b.data(), c.data(), c.size());
-  check_launch("add_yours", dim3(blocks), dim3(threads));
+  add_yours<<<blocks, threads>>>(a.data(), b.data(), c.data(), c.size());
+  check_launch("add_yours", blocks, threads);
 }
 
 }  // namespace gpulab::exercises

@@ -25,8 +25,8 @@ void sigmoid(std::span<const float> x, std::span<float> y, int block) {
   if (y.empty()) return;
   const auto threads = static_cast<unsigned int>(block);
   const auto blocks = static_cast<unsigned int>((y.size() + threads - 1) / threads);
-  sigmoid_kernel_yours<<<dim3(blocks), dim3(threads)>>>(x.data(), y.data(), y.size());
-  check_launch("sigmoid_kernel_yours", dim3(blocks), dim3(threads));
+  sigmoid_kernel_yours<<<blocks, threads>>>(x.data(), y.data(), y.size());
+  check_launch("sigmoid_kernel_yours", blocks, threads);
 }
 
 }  // namespace gpulab::exercises

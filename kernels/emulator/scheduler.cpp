@@ -24,7 +24,7 @@
 #include "emulator/runtime.hpp"
 
 // The launch's dynamic shared memory (`extern __shared__`): one buffer per worker, which runs one
-// block at a time. Kernels reach it through an asm label (see tools/cuda_rewrite).
+// block at a time. Kernels reach it through dynamic_shared<T>() (see emulator/rewrite.hpp).
 extern "C" {
 alignas(128) thread_local unsigned char gpulab_emulated_dynamic_shared[gpulab::emulated::kMaxDynamicShared];
 }

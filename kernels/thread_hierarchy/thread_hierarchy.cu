@@ -151,8 +151,8 @@ void record_threads(std::span<ThreadRecord> records, std::size_t n, int block) {
                                 std::to_string(std::size_t{blocks} * threads) + ")");
   }
   if (n == 0) return;
-  record<<<dim3(blocks), dim3(threads)>>>(records.data(), n);
-  check_launch("record", dim3(blocks), dim3(threads));
+  record<<<blocks, threads>>>(records.data(), n);
+  check_launch("record", blocks, threads);
 }
 
 }  // namespace gpulab::thread_hierarchy

@@ -24,8 +24,8 @@ void vector_add(std::span<const float> a, std::span<const float> b, std::span<fl
   const auto threads = static_cast<unsigned int>(block);
   // SOLUTION: n / threads rounded up, so that a last, partly filled block takes the remainder.
   const auto blocks = static_cast<unsigned int>((c.size() + threads - 1) / threads);
-  add_yours<<<dim3(blocks), dim3(threads)>>>(a.data(), b.data(), c.data(), c.size());
-  check_launch("add_yours", dim3(blocks), dim3(threads));
+  add_yours<<<blocks, threads>>>(a.data(), b.data(), c.data(), c.size());
+  check_launch("add_yours", blocks, threads);
 }
 
 }  // namespace gpulab::exercises
