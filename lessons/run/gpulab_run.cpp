@@ -88,6 +88,27 @@ int run_program(const fs::path& program, const std::vector<std::string>& args) {
   return WEXITSTATUS(status);
 }
 
+// Whether the cached program is older than a file it was built from: the compiler wrote their
+// list (-MD) to `deps` beside it, so an edited header rebuilds it too.
+bool out_of_date(const fs::path& program, const fs::path& deps) {
+  std::error_code ec;
+  const auto built = fs::last_write_time(program, ec);
+  if (ec || !fs::exists(deps)) return true;
+  std::stringstream text(read_file(deps));
+  std::string word;
+  bool target = true;  // "program.o: a.cu b.h \ ..." — the first word names the target
+  while (text >> word) {
+    if (target) {
+      target = word.back() != ':';
+      continue;
+    }
+    if (word == "\\") continue;
+    const auto changed = fs::last_write_time(word, ec);
+    if (ec || changed > built) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,8 +167,8 @@ int main(int argc, char** argv) {
   // The emulator's library is part of the key: a rebuilt emulator rebuilds the program.
   std::error_code ec;
   const auto emulator_time = fs::last_write_time(GPULAB_EMULATOR_LIB, ec).time_since_epoch().count();
-  const std::string key = std::to_string(
-      std::hash<std::string>{}(text + '\n' + flags + '\n' + source.string() + '\n' + std::to_string(emulator_time)));
+  const std::string key = std::to_string(std::hash<std::string>{}(text + '\n' + flags + '\n' + source.string() + '\n' +
+                                                                  file + '\n' + std::to_string(emulator_time)));
   const fs::path dir = cache_root() / key;
   const fs::path program = dir / (gpu ? "program-gpu" : "program-emulated");
   fs::create_directories(dir, ec);
@@ -155,7 +176,8 @@ int main(int argc, char** argv) {
     std::cerr << "gpulab_run: cannot create " << dir << ": " << ec.message() << "\n";
     return kUsage;
   }
-  if (!fs::exists(program)) {
+  const fs::path deps = dir / "deps.d";
+  if (out_of_date(program, deps)) {
     std::string command;
     if (gpu) {
       command = flags + " -o " + quote(program.string()) + " " + quote(file);
@@ -173,6 +195,7 @@ int main(int argc, char** argv) {
       command = flags + " -iquote " + quote(source.parent_path().string()) + " -o " + quote(program.string()) + " " +
                 quote(rewritten.string()) + " " + GPULAB_EMULATOR_LIBS + " -pthread";
     }
+    command += " -MD -MF " + quote(deps.string());  // what it was built from (out_of_date reads it)
     if (verbose) std::cerr << command << "\n";
     if (shell(command) != 0) {
       std::cerr << "gpulab_run: " << file << " did not build (the compiler's messages are above)\n";
