@@ -1,7 +1,8 @@
 #pragma once
 // The emulated runtime's error state: CUDA's "last error", per host thread, with the emulator's
-// explanation of it. Unlike a GPU's, a fault in an emulated kernel is not sticky: it is reported
-// once, and the program (a test run, the app, a grading session) can go on.
+// explanation of it. Unlike a GPU's, a fault in an emulated kernel is not sticky: synchronising
+// calls return it until cudaGetLastError() clears it, and then the program (a test run, the app,
+// a grading session) can go on.
 #include <string>
 
 #include "emulator/runtime_types.hpp"

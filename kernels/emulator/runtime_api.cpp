@@ -77,6 +77,21 @@ const Names& names(cudaError_t code) {
   return kNames[std::size(kNames) - 1];
 }
 
+// A fault of a kernel that ran (not a refused launch): what a GPU's next synchronising call
+// returns too, so a program that checks only its cudaMemcpy or cudaDeviceSynchronize sees it.
+cudaError_t pending_fault() {
+  switch (last.code) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+      return last.code;
+    default:
+      return cudaSuccess;
+  }
+}
+
 cudaError_t fail(cudaError_t code, std::string detail) {
   record_error(code, std::move(detail));
   return code;
@@ -306,7 +321,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device_i
   }
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSynchronize() { return cudaPeekAtLastError(); }
+cudaError_t cudaDeviceSynchronize() { return pending_fault(); }
 cudaError_t cudaDeviceReset() {
   last = {};
   return cudaSuccess;
@@ -384,6 +399,7 @@ cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t) {
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return cudaFree(ptr); }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  if (const cudaError_t fault = pending_fault(); fault != cudaSuccess) return fault;  // it synchronises
   return copy(dst, src, bytes, kind, "cudaMemcpy");
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
@@ -447,7 +463,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   delete stream;
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaPeekAtLastError(); }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return pending_fault(); }
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
@@ -472,7 +488,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (event == nullptr) return fail(cudaErrorInvalidResourceHandle, "cudaEventSynchronize: a null event");
-  return cudaSuccess;
+  return pending_fault();
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) {
   return event != nullptr && event->recorded ? cudaSuccess : cudaErrorNotReady;
