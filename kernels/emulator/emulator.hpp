@@ -338,34 +338,23 @@ inline unsigned __reduce_xor_sync(unsigned mask, unsigned v) {
 // ---- atomics, with CUDA's overloads: the value converts to the pointee's type, so
 // atomicAdd(&count, 1) works on an unsigned int* as it does with nvcc. Blocks run in parallel on
 // several cores, so these are real atomics.
-template <typename T>
-T atomicAdd(T* address, std::type_identity_t<T> value) {
-  return std::atomic_ref<T>(*address).fetch_add(value);
-}
-template <typename T>
-T atomicSub(T* address, std::type_identity_t<T> value) {
-  return std::atomic_ref<T>(*address).fetch_sub(value);
-}
-template <typename T>
-T atomicExch(T* address, std::type_identity_t<T> value) {
-  return std::atomic_ref<T>(*address).exchange(value);
-}
+// atomicAdd(&x, v) is std::atomic_ref(x).fetch_add(v), and so on.
+#define GPULAB_ATOMIC(name, member)                    \
+  template <typename T>                                \
+  T name(T* address, std::type_identity_t<T> value) {  \
+    return std::atomic_ref<T>(*address).member(value); \
+  }
+GPULAB_ATOMIC(atomicAdd, fetch_add)
+GPULAB_ATOMIC(atomicSub, fetch_sub)
+GPULAB_ATOMIC(atomicExch, exchange)
+GPULAB_ATOMIC(atomicAnd, fetch_and)
+GPULAB_ATOMIC(atomicOr, fetch_or)
+GPULAB_ATOMIC(atomicXor, fetch_xor)
+#undef GPULAB_ATOMIC
 template <typename T>
 T atomicCAS(T* address, std::type_identity_t<T> compare, std::type_identity_t<T> value) {
   std::atomic_ref<T>(*address).compare_exchange_strong(compare, value);
   return compare;  // the old value, as CUDA returns it
-}
-template <typename T>
-T atomicAnd(T* address, std::type_identity_t<T> value) {
-  return std::atomic_ref<T>(*address).fetch_and(value);
-}
-template <typename T>
-T atomicOr(T* address, std::type_identity_t<T> value) {
-  return std::atomic_ref<T>(*address).fetch_or(value);
-}
-template <typename T>
-T atomicXor(T* address, std::type_identity_t<T> value) {
-  return std::atomic_ref<T>(*address).fetch_xor(value);
 }
 namespace gpulab::emulated::detail {
 // Replaces *address with next(old) while `replaces(old)` holds; returns the old value.
