@@ -1,8 +1,8 @@
 // The warp-synchronous reduction of CUDA's early samples: the last warp sums through a volatile
 // pointer with no __syncwarp(), relying on its 32 lanes running in lockstep. Right on many GPUs by
 // luck; the emulator (whose lanes do not run in lockstep) must say so, not stay silent.
-#include <cstdio>
 #include <cuda_runtime.h>
+#include <cstdio>
 
 __device__ void warp_reduce(volatile int* s, int t) {
   s[t] += s[t + 32];

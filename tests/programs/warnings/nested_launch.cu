@@ -1,7 +1,7 @@
 // A launch from inside a kernel (dynamic parallelism, which needs nvcc -rdc=true on a GPU): the
 // emulator does not model it, and must say so through CUDA's error, not hang.
-#include <cstdio>
 #include <cuda_runtime.h>
+#include <cstdio>
 
 __global__ void child(int* out) { out[threadIdx.x] = 1; }
 
