@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "emulator/rewrite.hpp"
@@ -31,14 +30,14 @@ int main(int argc, char** argv) try {
     std::cerr << "usage: gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT\n";
     return 2;
   }
-  std::ifstream in(input, std::ios::binary);
-  if (!in) {
-    std::cerr << "gpulab_cuda_rewrite: cannot read " << input << "\n";
+  std::string text;
+  try {
+    text = gpulab::emulated::read_source(input);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "gpulab_cuda_rewrite: " << e.what() << "\n";
     return 2;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string result = gpulab::emulated::rewrite_cuda(text.str(), input, options);
+  const std::string result = gpulab::emulated::rewrite_cuda(text, input, options);
   const std::string temporary = output + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary);

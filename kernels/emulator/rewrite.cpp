@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -204,6 +206,14 @@ struct Edit {
 };
 
 }  // namespace
+
+std::string read_source(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 std::string rewrite_cuda(const std::string& s, const std::string& file, const RewriteOptions& options) {
   const std::vector<bool> code = code_mask(s);

@@ -35,4 +35,8 @@ struct RewriteOptions {
 // launch it cannot parse, naming the line.
 std::string rewrite_cuda(const std::string& source, const std::string& file, const RewriteOptions& options);
 
+// A source file's whole text (what the rewrite's two users, the build step and gpulab_run, read);
+// throws std::invalid_argument naming the file when it cannot be read.
+std::string read_source(const std::string& path);
+
 }  // namespace gpulab::emulated

@@ -1,7 +1,6 @@
 #pragma once
 // The emulator's internals shared by its own source files.
 #include <cstddef>
-#include <functional>
 
 #include "emulator/emulator.hpp"
 #include "emulator/vector_types.hpp"

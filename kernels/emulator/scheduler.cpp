@@ -14,6 +14,7 @@
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>

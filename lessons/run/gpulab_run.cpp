@@ -32,13 +32,6 @@ namespace {
 constexpr int kUsage = 2;
 constexpr int kBuildFailed = 1;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string quote(const std::string& s) {
   std::string out = "'";
   for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -94,7 +87,7 @@ bool out_of_date(const fs::path& program, const fs::path& deps) {
   std::error_code ec;
   const auto built = fs::last_write_time(program, ec);
   if (ec || !fs::exists(deps)) return true;
-  std::stringstream text(read_file(deps));
+  std::stringstream text(gpulab::emulated::read_source(deps.string()));
   std::string word;
   bool target = true;  // "program.o: a.cu b.h \ ..." — the first word names the target
   while (text >> word) {
@@ -160,7 +153,7 @@ int main(int argc, char** argv) {
   }
 
   const fs::path source = fs::absolute(file);
-  const std::string text = read_file(source);
+  const std::string text = gpulab::emulated::read_source(source.string());
   const std::string flags = gpu ? nvcc + " -std=c++20 -O2 -arch=native -lineinfo"
                                 : std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile -I" +
                                       GPULAB_EMULATOR_INCLUDE + " -I" + GPULAB_KERNELS_INCLUDE;
