@@ -51,6 +51,8 @@ int main(int argc, char** argv) try {
   cli.add_option("--backend", o.backends,
                  "Backends to run (cpu, gpu, emulated); default: CPU and GPU, or CPU and emulated without a GPU")
       ->check(CLI::IsMember({"cpu", "gpu", "emulated"}));
+  cli.add_option("--variant", o.app.variants,
+                 "Variants to run (repeatable; default: all but the planted bugs and the exercise)");
   cli.add_option("--n", o.app.n, "Size of a run")->check(CLI::NonNegativeNumber);
   cli.add_option("--sweep-max", o.app.sweep_max, "Largest size of a sweep")->check(CLI::PositiveNumber);
   cli.add_flag("--grade", o.app.grade, "Grade the lesson's exercise at once (the Exercise view's button)");

@@ -22,6 +22,14 @@ function(gpulab_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
 endfunction()
 
+# The checked mode's instrumentation (kernels/emulator/checker.hpp) for code built for the
+# emulator: GCC calls the emulator's checks before every load and store and in place of every
+# atomic (ThreadSanitizer's instrumentation, without its runtime: sanitizer_hooks.cpp stands in),
+# and the line tables (-g1; DWARF 4, which addr2line reads right after a #line) let a report name
+# the file and line of the access.
+set(GPULAB_CHECKED_FLAGS -g1 -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+    --param=tsan-distinguish-volatile=1)
+
 # A library of kernels: CPU functions (*.cpp) and kernel files (*.cu) in plain CUDA. Each kernel
 # file builds twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++
 # against the emulator's CUDA runtime (kernels/emulator/include). Before either compile, the
@@ -66,7 +74,7 @@ function(gpulab_add_kernels name)
     target_include_directories(${name}_emulated PRIVATE ${PROJECT_SOURCE_DIR}/kernels/emulator/include
                                ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
     # (`#pragma unroll` is for nvcc; GCC ignores it.)
-    target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas)
+    target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas ${GPULAB_CHECKED_FLAGS})
     set_target_properties(${name}_emulated PROPERTIES POSITION_INDEPENDENT_CODE ON)
     gpulab_warnings(${name}_emulated ${learner})
     target_sources(${name} PRIVATE $<TARGET_OBJECTS:${name}_emulated>)
@@ -93,7 +101,8 @@ function(gpulab_add_cuda_executable name source)
   target_include_directories(${name}_emulated PRIVATE ${PROJECT_SOURCE_DIR}/kernels/emulator/include
                              ${PROJECT_SOURCE_DIR}/kernels)
   # (-Wno-volatile: `s[t] += ...` through a volatile pointer is deprecated C++20 but common CUDA.)
-  target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -Wno-volatile -iquote ${source_dir})
+  target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -Wno-volatile -iquote ${source_dir}
+                                                   ${GPULAB_CHECKED_FLAGS})
   target_link_libraries(${name}_emulated PRIVATE gpulab_emulator)
   if(GPULAB_HAVE_CUDA)
     add_executable(${name} ${source})

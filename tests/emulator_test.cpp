@@ -74,18 +74,21 @@ TEST_CASE("threads of a block meet at __syncthreads: a reverse through shared me
 }
 
 #if !GPULAB_TEST_ON_GPU
-TEST_CASE("a kernel that forgets __syncthreads reads shared memory not written yet", "[emulator][emulator-only]") {
-  // The first thread of each block runs up to its read before the others have written: on a
-  // GPU the same race gives wrong answers some of the time; the emulator shows it every time.
+TEST_CASE("a kernel that forgets __syncthreads is reported by racecheck, where it reads", "[emulator][emulator-only]") {
+  // On a GPU the same race gives wrong answers some of the time; racecheck names it every time,
+  // with both accesses' lines, and the launch fails with that report.
   std::vector<int> in(1024);
   std::iota(in.begin(), in.end(), 1);
   auto din = upload(in, "in");
   Buffer<int> dout(in.size(), "out");
-  k::reverse_in_blocks(din.span(), dout.span(), 256, false);
-  const auto out = download(dout);
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) wrong += out[i] != in[i / 256 * 256 + 255 - i % 256];
-  CHECK(wrong > 0);
+  try {
+    k::reverse_in_blocks(din.span(), dout.span(), 256, false);
+    FAIL("the race was not reported");
+  } catch (const CudaError& e) {
+    CHECK_THAT(e.what(), Contains("racecheck in kernel reverse_kernel<false>") && Contains("Race reported between") &&
+                             Contains("emulator_kernels.cu:") && Contains("'slots' (1024 × int") &&
+                             Contains("no __syncthreads() between them"));
+  }
 }
 #endif
 
@@ -257,13 +260,31 @@ TEST_CASE("checked mode reports a write past the end of a buffer with its name a
     k::write_past_end(out.span(), 3);
     FAIL("the write past the end was not reported");
   } catch (const CudaError& e) {
+    // Stopped at the first wild write, which never happened: memcheck names the access.
     CHECK(e.code() == 700);
-    CHECK_THAT(e.what(), Contains("past_end_kernel<<<") && Contains("past the end of buffer 'out'") &&
-                             Contains("(100 elements of 4 bytes): elements 100 to 102"));
+    CHECK_THAT(e.what(), Contains("past_end_kernel<<<") && Contains("Invalid __global__ write of size 4 bytes") &&
+                             Contains("by thread (100,0,0) in block (0,0,0)") &&
+                             Contains("element 100 of 'out' (100 elements of 4 bytes), 1 element past its end"));
   }
-  // The neighbour was not touched, and the guards were repaired: a correct launch passes.
+  // The neighbour was not touched: a correct launch passes.
   CHECK(download(neighbour) == std::vector<float>(100, 0.0f));
   CHECK_NOTHROW(k::write_past_end(out.span(), 0));
+}
+
+TEST_CASE("a wild pointer is a report, never a crash, and the next launch runs", "[emulator][emulator-only]") {
+  // The address is on no page of the process: the access faults, the emulator stops that thread
+  // (the instrumentation does not claim such addresses), and the launch fails like a GPU's.
+  try {
+    k::write_wild(std::uintptr_t{0x100000000} * 5);
+    FAIL("the wild write was not reported");
+  } catch (const CudaError& e) {
+    CHECK(e.code() == 700);
+    CHECK_THAT(e.what(), Contains("wild_write_kernel<<<") && Contains("Invalid memory access (an unmapped address)") &&
+                             Contains("emulator_kernels.cu:") && Contains("no buffer is near it"));
+  }
+  Buffer<float> out(100, "out");
+  CHECK_NOTHROW(k::write_past_end(out.span(), 0));
+  CHECK(download(out) == std::vector<float>(100, 1.0f));
 }
 
 TEST_CASE("threads waiting at different collectives are reported as a deadlock", "[emulator][emulator-only]") {

@@ -14,6 +14,7 @@
 
 #include "common/device_info.hpp"
 #include "common/results_reader.hpp"
+#include "emulator/checker.hpp"
 #include "registry.hpp"
 #include "ui/markdown_view.hpp"
 #include "ui/plot.hpp"
@@ -114,8 +115,12 @@ void AppWindow::load(LessonState& s) {
   s.loaded = true;
   s.n = options_.n.value_or(l.default_n);
   s.hints_shown = options_.hints;
-  // Planted bugs and the learner's own kernel: when asked for.
-  for (const Variant& v : l.variants) s.variants[v.name] = !v.deliberately_wrong && !v.exercise;
+  // Planted bugs and the learner's own kernel: when asked for (--variant chooses exactly).
+  for (const Variant& v : l.variants) {
+    s.variants[v.name] = options_.variants.empty() ? !v.deliberately_wrong && !v.exercise
+                                                   : std::find(options_.variants.begin(), options_.variants.end(),
+                                                               v.name) != options_.variants.end();
+  }
   const auto& wanted = options_.backends;
   s.cpu = wanted.empty() || has(wanted, Backend::cpu);
   s.gpu = gpu_usable_ && (wanted.empty() || has(wanted, Backend::gpu));
@@ -603,7 +608,10 @@ void AppWindow::draw_results_table() {
     const ImVec4 colour = r.status == Status::passed    ? ImVec4{0.4f, 0.85f, 0.45f, 1}
                           : r.status == Status::skipped ? ImVec4{0.6f, 0.6f, 0.6f, 1}
                                                         : ImVec4{1, 0.4f, 0.4f, 1};
-    ImGui::TextColored(colour, "%s", std::string(to_string(r.status)).c_str());
+    // A report of the emulator's checked mode names its tool in the row ("error: racecheck"); the
+    // tooltip holds the whole report.
+    const std::string tool = emulated::check::reported_tool(r.message);
+    ImGui::TextColored(colour, "%s", (std::string(to_string(r.status)) + (tool.empty() ? "" : ": " + tool)).c_str());
     if (!r.message.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.message.c_str());
     ImGui::TableNextColumn();
     if (r.kernel) ImGui::TextUnformatted(format_ms(r.kernel->median).c_str());

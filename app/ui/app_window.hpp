@@ -25,10 +25,11 @@
 namespace gpulab::app {
 
 struct AppOptions {
-  std::string data_dir;             // the repository: docs/, kernels/, assets/
-  std::string lesson, view;         // empty: the remembered ones
-  bool run = false, sweep = false;  // start a run or a sweep at once
-  std::vector<Backend> backends;    // empty: CPU and GPU, or CPU and emulated without a GPU
+  std::string data_dir;               // the repository: docs/, kernels/, assets/
+  std::string lesson, view;           // empty: the remembered ones
+  bool run = false, sweep = false;    // start a run or a sweep at once
+  std::vector<Backend> backends;      // empty: CPU and GPU, or CPU and emulated without a GPU
+  std::vector<std::string> variants;  // empty: every variant but the planted bugs and the exercise
   std::optional<std::int64_t> n;
   std::optional<std::int64_t> sweep_max;
   std::vector<std::string> open_results;

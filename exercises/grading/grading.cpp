@@ -18,7 +18,7 @@ namespace gpulab::grading {
 
 namespace {
 
-constexpr int kIllegalAddress = 700;  // cudaErrorIllegalAddress (the emulator's guard zones say the same)
+constexpr int kIllegalAddress = 700;  // cudaErrorIllegalAddress (the emulator's memcheck says the same)
 
 const Variant* variant_of(const Lesson& lesson, const std::string& name) {
   for (const Variant& v : lesson.variants) {

@@ -13,6 +13,7 @@
 #include <math.h>  // expf, fmaf, sqrtf, ... in the global namespace, as kernels call them
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cfenv>
@@ -23,7 +24,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <source_location>
 #include <type_traits>
+#include <utility>
 
 #include "emulator/runtime_types.hpp"
 #include "emulator/vector_types.hpp"
@@ -49,16 +52,12 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __grid_constant__
-// Static shared memory: one copy per worker thread, and a worker runs one block at a time, so all
-// threads (fibers) of a block share it and blocks running in parallel do not. `extern __shared__`
-// (dynamic shared memory) is the emulator's per-worker buffer: the emulated build's source
-// rewrite turns the declaration into a reference to it (see emulator/rewrite.hpp).
+// Shared memory: the emulated build's source rewrite turns `__shared__ T name[N];` into a
+// reference to the block's copy in the worker's shared-memory window (static_shared below), and
+// `extern __shared__ T name[];` into one to the launch's dynamic shared memory (see
+// emulator/rewrite.hpp and shared_memory.hpp). What the rewrite does not see (code compiled
+// without it) gets one copy per worker thread, which runs one block at a time.
 #define __shared__ thread_local
-
-// The launch's dynamic shared memory, one buffer per worker (scheduler.cpp).
-extern "C" {
-extern thread_local unsigned char gpulab_emulated_dynamic_shared[];
-}
 
 namespace gpulab::emulated {
 
@@ -68,6 +67,11 @@ struct BlockContext {
   uint3 block_idx;
   dim3 block_dim;
   dim3 grid_dim;
+  std::uint64_t linear = 0;  // the block's number in the grid
+  std::uint32_t launch = 0;  // the launch's number (checked mode)
+  // For racecheck (kept by the scheduler): barriers opened so far, and each warp's __syncwarp()s.
+  std::uint64_t barrier_generation = 0;
+  const std::uint64_t* warp_syncs = nullptr;
 };
 
 // The running block (one per worker thread) and the running thread (the current fiber).
@@ -75,7 +79,8 @@ struct BlockContext {
 extern thread_local constinit BlockContext* current_block;
 extern thread_local constinit uint3 current_thread_idx;
 
-void syncthreads();
+void syncthreads(const char* file, int line);
+void syncwarp(unsigned mask, const char* file, int line);
 // __syncthreads_count/and/or: a barrier that also combines every thread's predicate.
 enum class BlockVote { count, all, any };
 int syncthreads_vote(int predicate, BlockVote vote);
@@ -118,11 +123,41 @@ T shuffle(unsigned mask, T var, long src, int width) {
 
 }  // namespace detail
 
+namespace detail {
+// One `__shared__` declaration of a kernel (one per instantiation): what a report says of it.
+struct SharedDeclaration {
+  const char* name;
+  const char* type;  // the element type as written
+  std::size_t bytes, element_bytes;
+  const std::size_t* extents;  // the array's dimensions, `rank` of them
+  std::size_t rank;
+  const char* file;
+  int line;
+};
+template <typename T, std::size_t... I>
+constexpr auto extents_of(std::index_sequence<I...>) {
+  return std::array<std::size_t, sizeof...(I) + 1>{std::extent_v<T, I>..., 0};
+}
+// The block's copy of a static __shared__ variable, placed on its first use in the block.
+void* static_shared(const SharedDeclaration& declaration);
+void* dynamic_shared_memory(const char* name, const char* type, std::size_t element_bytes);
+}  // namespace detail
+
+// What `__shared__ T name DIMS;` becomes: `auto& name = static_shared<T DIMS>([] {}, ...);` (the
+// lambda's type makes each declaration, in each instantiation of its kernel, one variable).
+template <typename T, typename Site>
+T& static_shared(Site, const char* name, const char* type, const char* file, int line) {
+  static constexpr auto extents = detail::extents_of<T>(std::make_index_sequence<std::rank_v<T>>());
+  static const detail::SharedDeclaration declaration{
+      name, type, sizeof(T), sizeof(std::remove_all_extents_t<T>), extents.data(), std::rank_v<T>, file, line};
+  return *static_cast<T*>(detail::static_shared(declaration));
+}
+
 // What `extern __shared__ T name[];` refers to: the launch's dynamic shared memory as T[].
 template <typename T>
-T (&dynamic_shared())
+T (&dynamic_shared(const char* name = "dynamic shared memory", const char* type = ""))
 [] {
-  return *reinterpret_cast<T(*)[]>(gpulab_emulated_dynamic_shared);
+  return *static_cast<T(*)[]>(detail::dynamic_shared_memory(name, type, sizeof(T)));
 }
 
 // Where a kernel touches memory through `volatile` (the rewrite puts a call after it): says once,
@@ -136,6 +171,13 @@ namespace detail {
 struct Thread;
 extern thread_local constinit unsigned running_linear;
 extern thread_local constinit Thread* running_thread;
+
+// The running thread's synchronisation so far, for racecheck: its block's barrier count (high
+// half) and its warp's __syncwarp count (low half).
+inline std::uint64_t sync_stamp() {
+  const BlockContext& b = *current_block;
+  return b.barrier_generation << 32 | (b.warp_syncs[running_linear / 32] & 0xFFFFFFFFu);
+}
 
 // Where a runner starts threads one after another, and how far it may go (scheduler.cpp).
 struct Starts {
@@ -203,7 +245,9 @@ void launch_kernel(const char* kernel, const char* file, int line, const Body& b
 inline constexpr int warpSize = 32;
 
 // ---- barriers and fences
-inline void __syncthreads() { ::gpulab::emulated::detail::syncthreads(); }
+inline void __syncthreads(std::source_location site = std::source_location::current()) {
+  ::gpulab::emulated::detail::syncthreads(site.file_name(), static_cast<int>(site.line()));
+}
 inline int __syncthreads_count(int predicate) {
   return ::gpulab::emulated::detail::syncthreads_vote(predicate, ::gpulab::emulated::detail::BlockVote::count);
 }
@@ -213,7 +257,9 @@ inline int __syncthreads_and(int predicate) {
 inline int __syncthreads_or(int predicate) {
   return ::gpulab::emulated::detail::syncthreads_vote(predicate, ::gpulab::emulated::detail::BlockVote::any);
 }
-inline void __syncwarp(unsigned mask = 0xffffffffu) { ::gpulab::emulated::detail::warp_exchange(mask, 0); }
+inline void __syncwarp(unsigned mask = 0xffffffffu, std::source_location site = std::source_location::current()) {
+  ::gpulab::emulated::detail::syncwarp(mask, site.file_name(), static_cast<int>(site.line()));
+}
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -338,6 +384,8 @@ inline unsigned __reduce_xor_sync(unsigned mask, unsigned v) {
 // atomicAdd(&count, 1) works on an unsigned int* as it does with nvcc. Blocks run in parallel on
 // several cores, so these are real atomics.
 // atomicAdd(&x, v) is std::atomic_ref(x).fetch_add(v), and so on.
+// (In checked mode the compiler's instrumentation hands each atomic operation to the checks as
+// one: never a race.)
 #define GPULAB_ATOMIC(name, member)                    \
   template <typename T>                                \
   T name(T* address, std::type_identity_t<T> value) {  \

@@ -1,7 +1,7 @@
-// Emulated launches: the GPU's configuration rules and error messages, then the grid, then the
-// checked mode's inspection of every buffer's guard zones. Like a GPU launch, a launch throws
-// nothing: what went wrong is what the next cudaGetLastError() returns, with the emulator's
-// explanation beside CUDA's message (error_detail()).
+// Emulated launches: the GPU's configuration rules and error messages, then the grid, watched by
+// the checked mode (checker.hpp). Like a GPU launch, a launch throws nothing: what went wrong is
+// what the next cudaGetLastError() returns, with the emulator's explanation beside CUDA's
+// message (error_detail()).
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/launch_description.hpp"
+#include "emulator/checker.hpp"
 #include "emulator/device.hpp"
 #include "emulator/emulator.hpp"
 #include "emulator/errors.hpp"
@@ -69,6 +70,7 @@ const DeviceInfo& device() {
 
 void note_volatile(const char* file, int line) {
   if (!in_kernel()) return;  // host code may use volatile as it likes
+  check::note_volatile_kernel();
   static std::mutex mutex;
   static std::set<std::pair<std::string, int>> said;
   std::lock_guard lock(mutex);
@@ -101,15 +103,21 @@ void detail::launch_threads(const char* kernel, const char* file, int line, Thre
   }
   static std::mutex one_launch_at_a_time;
   std::lock_guard lock(one_launch_at_a_time);
+  check::begin_launch(kernel);
   try {
     run_blocks(grid, block, shared_bytes, loop, body);
+  } catch (const KernelFault& e) {
+    check::end_launch();
+    failed(e.code, e.what());
+    return;
   } catch (const std::exception& e) {
+    check::end_launch();
     failed(cudaErrorLaunchFailure, e.what());
     return;
   }
-  if (const std::string corrupted = check_guard_zones(); !corrupted.empty()) {
-    failed(cudaErrorIllegalAddress, corrupted);
-  }
+  // Races, uninitialised reads and barrier errors let the kernel run on; the launch fails with
+  // the first of them, as the run under compute-sanitizer would be reported.
+  if (const std::string reports = check::end_launch(); !reports.empty()) failed(cudaErrorLaunchFailure, reports);
 }
 
 }  // namespace gpulab::emulated

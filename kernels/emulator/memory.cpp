@@ -1,95 +1,211 @@
 #include "emulator/memory.hpp"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <new>
 #include <string>
 
+#include "emulator/checker.hpp"
+
 namespace gpulab::emulated {
+
+std::uintptr_t arena_begin = 0, arena_end = 0;
+std::atomic<std::uint64_t> arena_version{0};
 
 namespace {
 
-constexpr unsigned char kGuardPattern = 0xA5;
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kGap = 64 * 1024;  // unmapped addresses between two buffers
+// The first buffer starts this far into the arena, so an index far below a buffer's start still
+// lands in the arena (and is reported) rather than in the program's own memory.
+constexpr std::uintptr_t kLead = std::uintptr_t{1} << 36;
 
-struct Allocation {
-  std::size_t bytes;          // what the buffer holds
-  std::size_t padded;         // its bytes rounded up to the alignment
-  std::size_t element_bytes;  // to name the element an overrun reached
-  std::string name;
-};
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
-struct Registry {
+struct Arena {
   std::mutex mutex;
-  std::map<unsigned char*, Allocation> live;  // by the address the kernel sees
-};
+  std::map<std::uintptr_t, Allocation*> live;  // by start address
+  std::deque<Allocation*> freed;               // the most recent, for use-after-free reports
+  std::uintptr_t cursor = 0;                   // where the next buffer's pages start
+  std::size_t live_bytes = 0;
 
-Registry& registry() {
-  static Registry r;
-  return r;
-}
-
-std::size_t padded_size(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-// The changed bytes of one guard: whether any, and the first and last offset (from its start).
-struct Damage {
-  std::size_t count = 0, first = 0, last = 0;
-};
-
-Damage inspect(unsigned char* guard, std::size_t size) {
-  Damage d;
-  for (std::size_t i = 0; i < size; ++i) {
-    if (guard[i] != kGuardPattern) {
-      if (d.count++ == 0) d.first = i;
-      d.last = i;
-      guard[i] = kGuardPattern;  // repaired, so the next launch is judged on its own
+  Arena() {
+    // Addresses only: no memory until a buffer is allocated. 1 TiB if the system allows, less if not.
+    for (std::size_t size = std::size_t{1} << 40; size >= (std::size_t{1} << 34); size >>= 2) {
+      void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) continue;
+      arena_begin = reinterpret_cast<std::uintptr_t>(p);
+      arena_end = arena_begin + size;
+      cursor = arena_begin + std::min<std::uintptr_t>(kLead, size / 4);
+      return;
     }
   }
-  return d;
+
+  // Page-aligned room for `pages` bytes: after the last buffer, or, once the arena has been gone
+  // through, in the first gap between live buffers.
+  std::uintptr_t place(std::size_t pages) {
+    if (cursor + pages + kGap <= arena_end) return std::exchange(cursor, cursor + pages + kGap);
+    std::uintptr_t at = arena_begin + std::min<std::uintptr_t>(kLead, (arena_end - arena_begin) / 4);
+    for (const auto& [start, a] : live) {
+      const std::uintptr_t page_start = start / kPage * kPage;
+      if (at + pages + kGap <= page_start) break;
+      at = round_up(a->end(), kPage) + kGap;
+    }
+    if (at + pages + kGap > arena_end) throw std::bad_alloc();
+    while (!freed.empty()) {  // those ranges may now be handed out again: forget them
+      delete freed.front();
+      freed.pop_front();
+    }
+    cursor = at + pages + kGap;
+    return at;
+  }
+};
+
+Arena& arena() {
+  static Arena* a = new Arena;  // never destroyed: kernels and exit-time checks may still look
+  return *a;
 }
 
-// Offsets are relative to the buffer's start (negative before it). A written byte can happen to
-// equal the guard pattern, so the message names whole elements, from the first changed byte to
-// the last.
-std::string describe(const Allocation& a, const char* where, long first, long last) {
-  const auto element = [&](long offset) {
-    const auto size = static_cast<long>(a.element_bytes);
-    return offset >= 0 ? offset / size : -((-offset + size - 1) / size);
-  };
-  const std::string name = a.name.empty() ? std::string("(unnamed)") : "'" + a.name + "'";
-  const long e0 = element(first), e1 = element(last);
-  return "checked mode: the kernel wrote " + std::string(where) + " of buffer " + name + " (" +
-         std::to_string(a.bytes / a.element_bytes) + " elements of " + std::to_string(a.element_bytes) + " bytes): " +
-         (e0 == e1 ? "element " + std::to_string(e0) : "elements " + std::to_string(e0) + " to " + std::to_string(e1)) +
-         ". On a GPU this write would corrupt other data or fail with an illegal address: is every index checked "
-         "against the size?";
+GlobalCell* make_cells(std::size_t bytes) {
+  if (!check::tracking() || bytes == 0) return nullptr;
+  const std::size_t size = round_up((bytes + 3) / 4 * sizeof(GlobalCell), kPage);
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return static_cast<GlobalCell*>(p);
+}
+
+void drop_cells(Allocation& a) {
+  if (a.cells == nullptr) return;
+  munmap(a.cells, round_up((a.bytes + 3) / 4 * sizeof(GlobalCell), kPage));
+  a.cells = nullptr;
 }
 
 }  // namespace
 
-void* GuardedMemory::allocate(std::size_t bytes, const char* name, std::size_t element_bytes) {
-  const std::size_t padded = padded_size(bytes);
-  auto* raw = static_cast<unsigned char*>(std::aligned_alloc(256, kGuardBytes + padded + kGuardBytes));
-  if (raw == nullptr) throw std::bad_alloc();
-  unsigned char* user = raw + kGuardBytes;
-  std::memset(raw, kGuardPattern, kGuardBytes);
-  std::memset(user + bytes, kGuardPattern, padded - bytes + kGuardBytes);
-  std::lock_guard lock(registry().mutex);
-  registry().live[user] = {bytes, padded, element_bytes, name};
-  return user;
+void* allocate_device(std::size_t bytes, const std::string& name, std::size_t element_bytes, const std::string& site) {
+  Arena& ar = arena();
+  if (arena_begin == 0) throw std::bad_alloc();
+  // cudaMalloc's alignment is 256 bytes; the buffer ends where its last page ends, so a step past
+  // its end (rounded up to 256) is on an unmapped page.
+  const std::size_t span = std::max<std::size_t>(256, round_up(bytes, 256));
+  const std::size_t pages = round_up(span, kPage);
+  auto* a = new Allocation;
+  a->bytes = bytes;
+  a->element_bytes = std::max<std::size_t>(1, element_bytes);
+  a->name = name;
+  a->site = site;
+  std::lock_guard lock(ar.mutex);
+  const std::uintptr_t at = ar.place(pages);
+  if (mprotect(reinterpret_cast<void*>(at), pages, PROT_READ | PROT_WRITE) != 0) {
+    delete a;
+    throw std::bad_alloc();
+  }
+  a->begin = at + pages - span;
+  try {
+    a->cells = make_cells(bytes);
+  } catch (...) {
+    mprotect(reinterpret_cast<void*>(at), pages, PROT_NONE);
+    delete a;
+    throw;
+  }
+  ar.live[a->begin] = a;
+  ar.live_bytes += bytes;
+  arena_version.fetch_add(1);
+  return reinterpret_cast<void*>(a->begin);
 }
 
-void GuardedMemory::free(void* p) noexcept {
-  auto* user = static_cast<unsigned char*>(p);
-  {
-    std::lock_guard lock(registry().mutex);
-    registry().live.erase(user);
+void free_device(void* p) noexcept {
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  const auto it = ar.live.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == ar.live.end()) return;
+  Allocation* a = it->second;
+  ar.live.erase(it);
+  ar.live_bytes -= a->bytes;
+  const std::size_t span = std::max<std::size_t>(256, round_up(a->bytes, 256));
+  const std::uintptr_t page = a->begin / kPage * kPage;
+  const std::size_t pages = round_up(a->begin + span, kPage) - page;
+  madvise(reinterpret_cast<void*>(page), pages, MADV_DONTNEED);
+  mprotect(reinterpret_cast<void*>(page), pages, PROT_NONE);
+  drop_cells(*a);
+  a->freed = true;
+  ar.freed.push_back(a);
+  if (ar.freed.size() > 4096) {
+    delete ar.freed.front();
+    ar.freed.pop_front();
   }
-  std::free(user - kGuardBytes);
+  arena_version.fetch_add(1);
+}
+
+const Allocation* find_allocation(std::uintptr_t address) {
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  auto it = ar.live.upper_bound(address);
+  if (it == ar.live.begin()) return nullptr;
+  --it;
+  const Allocation* a = it->second;
+  return address < a->end() || (address == a->begin && a->bytes == 0) ? a : nullptr;
+}
+
+Nearest nearest_allocation(std::uintptr_t address) {
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  const Allocation* best = nullptr;
+  std::uintptr_t best_distance = ~std::uintptr_t{0};
+  const auto consider = [&](const Allocation* a) {
+    if (a == nullptr) return;
+    const std::uintptr_t d = address < a->begin ? a->begin - address : address >= a->end() ? address - a->end() + 1 : 0;
+    // A freed buffer counts only when the address is inside it (a use after free).
+    if (a->freed && d != 0) return;
+    if (d < best_distance || (d == best_distance && a->freed && best != nullptr && !best->freed)) {
+      best = a, best_distance = d;
+    }
+  };
+  auto it = ar.live.upper_bound(address);
+  if (it != ar.live.end()) consider(it->second);
+  if (it != ar.live.begin()) consider(std::prev(it)->second);
+  for (const Allocation* a : ar.freed) consider(a);
+  Nearest n;
+  if (best != nullptr) {
+    n.allocation = best;
+    n.copy = *best;
+    n.copy.cells = nullptr;
+  }
+  return n;
+}
+
+void note_host_write(const void* p, std::size_t bytes) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  if (bytes == 0 || begin < arena_begin || begin >= arena_end) return;
+  const Allocation* a = find_allocation(begin);
+  if (a == nullptr || a->cells == nullptr) return;
+  const std::size_t first = (begin - a->begin) / 4, last = (begin - a->begin + bytes - 1) / 4;
+  for (std::size_t g = first; g <= last; ++g) a->cells[g] = GlobalCell{check::kHostWriter, 0, 0};
+}
+
+std::string describe_leaks() {
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  std::string text;
+  std::size_t total = 0;
+  for (const auto& [start, a] : ar.live) {
+    if (a->site.empty()) continue;  // the lessons' own buffers are freed by their owners
+    total += a->bytes;
+    text += "=========     " + std::to_string(a->bytes) + " bytes in '" + a->name + "', allocated at " + a->site + "\n";
+  }
+  if (text.empty()) return "";
+  return "========= Note: " + std::to_string(total) +
+         " bytes of device memory were never freed (cudaFree), as compute-sanitizer --leak-check full would say:\n" +
+         text;
 }
 
 void* HostMemory::allocate(std::size_t bytes, const char* /*name*/, std::size_t /*element_bytes*/) {
-  void* p = std::aligned_alloc(256, padded_size(bytes));
+  void* p = std::aligned_alloc(256, std::max<std::size_t>(256, round_up(bytes, 256)));
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
@@ -97,45 +213,19 @@ void* HostMemory::allocate(std::size_t bytes, const char* /*name*/, std::size_t 
 void HostMemory::free(void* p) noexcept { std::free(p); }
 
 BufferLookup find_buffer(const void* p) {
-  const auto* address = static_cast<const unsigned char*>(p);
-  std::lock_guard lock(registry().mutex);
-  auto& live = registry().live;
-  auto it = live.upper_bound(const_cast<unsigned char*>(address));
-  if (it == live.begin()) return {};
-  --it;
-  const std::size_t offset = static_cast<std::size_t>(address - it->first);
-  if (offset >= it->second.bytes && !(offset == 0 && it->second.bytes == 0)) return {};
-  return {true, offset, it->second.bytes, it->second.name};
+  const Allocation* a = find_allocation(reinterpret_cast<std::uintptr_t>(p));
+  if (a == nullptr) return {};
+  return {true, reinterpret_cast<std::uintptr_t>(p) - a->begin, a->bytes, a->name};
 }
 
 bool is_buffer_start(const void* p) {
-  std::lock_guard lock(registry().mutex);
-  return registry().live.count(static_cast<unsigned char*>(const_cast<void*>(p))) != 0;
+  const Allocation* a = find_allocation(reinterpret_cast<std::uintptr_t>(p));
+  return a != nullptr && a->begin == reinterpret_cast<std::uintptr_t>(p);
 }
 
 std::size_t live_device_bytes() {
-  std::lock_guard lock(registry().mutex);
-  std::size_t total = 0;
-  for (const auto& [user, a] : registry().live) total += a.bytes;
-  return total;
-}
-
-std::string check_guard_zones() {
-  std::lock_guard lock(registry().mutex);
-  std::string first;  // every guard is inspected (and repaired); the first damage is reported
-  for (auto& [user, a] : registry().live) {
-    const Damage before = inspect(user - kGuardBytes, kGuardBytes);
-    const Damage after = inspect(user + a.bytes, a.padded - a.bytes + kGuardBytes);
-    if (!first.empty()) continue;
-    const auto guard = static_cast<long>(kGuardBytes), end = static_cast<long>(a.bytes);
-    if (before.count > 0) {
-      first = describe(a, "before the start", static_cast<long>(before.first) - guard,
-                       static_cast<long>(before.last) - guard);
-    } else if (after.count > 0) {
-      first = describe(a, "past the end", end + static_cast<long>(after.first), end + static_cast<long>(after.last));
-    }
-  }
-  return first;
+  std::lock_guard lock(arena().mutex);
+  return arena().live_bytes;
 }
 
 }  // namespace gpulab::emulated

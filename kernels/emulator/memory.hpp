@@ -1,9 +1,14 @@
 #pragma once
-// Emulated device memory: host memory with a guard zone before and after every buffer (checked
-// mode). After each launch the guards are inspected, and a kernel that wrote past the end (or
-// before the start) of a buffer is reported with the buffer's name and the offset, instead of
-// silently corrupting memory as it might on a GPU.
+// Emulated device memory. Every buffer lives in one large range of reserved addresses (the
+// arena), on pages of its own with unmapped gaps between buffers, and is never moved: so the
+// checked mode (emulator/checker.hpp) can tell for any address a kernel touches whether it is
+// device memory, which buffer holds it, how far past which buffer's end it lies, or which freed
+// buffer it was — and an access no check saw (code built without checked mode) faults on an
+// unmapped page instead of corrupting the program. Freed ranges are not handed out again until
+// the arena has been gone through once, so a use after free names the freed buffer.
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -12,14 +17,61 @@
 
 namespace gpulab::emulated {
 
-inline constexpr std::size_t kGuardBytes = 16384;
+// What the checked mode remembers of the last accesses of one 4-byte granule of a buffer
+// (racecheck, initcheck); see checker.cpp for the encoding. Zero: never written.
+struct GlobalCell {
+  std::uint64_t writer;  // who wrote it last: launch, block, thread, bytes
+  std::uint64_t sync;    // the writer's barrier and __syncwarp counts when it wrote
+  std::uint64_t where;   // the writing instruction
+};
+
+struct Allocation {
+  std::uintptr_t begin = 0;
+  std::size_t bytes = 0;
+  std::size_t element_bytes = 1;
+  std::string name;             // the pointer's name, or where it was allocated
+  std::string site;             // file:line of the allocation, when known
+  GlobalCell* cells = nullptr;  // one per granule, with racecheck and initcheck
+  bool freed = false;
+  std::uintptr_t end() const { return begin + bytes; }
+};
+
+// The arena's bounds: an address in [arena_begin, arena_end) is device memory, live or not.
+extern std::uintptr_t arena_begin, arena_end;
+// Changes whenever a buffer is allocated or freed (lookups cached by the checker compare it).
+extern std::atomic<std::uint64_t> arena_version;
+
+// Allocates device memory (throws std::bad_alloc when the arena is full).
+void* allocate_device(std::size_t bytes, const std::string& name, std::size_t element_bytes,
+                      const std::string& site = "");
+void free_device(void* p) noexcept;
+// The live buffer holding address a, or nullptr.
+const Allocation* find_allocation(std::uintptr_t a);
+// For reports: the live or freed buffer nearest to a (the one holding it, else the closest).
+struct Nearest {
+  const Allocation* allocation = nullptr;  // a copy's fields are valid until the next allocation or free
+  Allocation copy;
+};
+Nearest nearest_allocation(std::uintptr_t a);
+// Host-side writes (copies, memsets): the bytes are initialised for initcheck.
+void note_host_write(const void* p, std::size_t bytes);
+// Buffers still allocated, for the leak note at exit.
+std::string describe_leaks();
 
 struct GuardedMemory {
-  static void* allocate(std::size_t bytes, const char* name, std::size_t element_bytes);
-  static void free(void* p) noexcept;
-  static void upload(void* device, const void* host, std::size_t bytes) { std::memcpy(device, host, bytes); }
+  static void* allocate(std::size_t bytes, const char* name, std::size_t element_bytes) {
+    return allocate_device(bytes, name, element_bytes);
+  }
+  static void free(void* p) noexcept { free_device(p); }
+  static void upload(void* device, const void* host, std::size_t bytes) {
+    std::memcpy(device, host, bytes);
+    note_host_write(device, bytes);
+  }
   static void download(void* host, const void* device, std::size_t bytes) { std::memcpy(host, device, bytes); }
-  static void fill(void* dst, unsigned char value, std::size_t bytes) { std::memset(dst, value, bytes); }
+  static void fill(void* dst, unsigned char value, std::size_t bytes) {
+    std::memset(dst, value, bytes);
+    note_host_write(dst, bytes);
+  }
 };
 
 // Plain host memory, for staging the inputs of emulated runs (the emulator needs no pinning).
@@ -45,9 +97,5 @@ BufferLookup find_buffer(const void* p);
 // Whether p is the start of a live buffer (what cudaFree takes).
 bool is_buffer_start(const void* p);
 std::size_t live_device_bytes();
-
-// Inspects every live buffer's guards; returns a description of the first corrupted one (and
-// repairs the guards), or an empty string.
-std::string check_guard_zones();
 
 }  // namespace gpulab::emulated

@@ -205,6 +205,72 @@ struct Edit {
   std::string text;
 };
 
+// Splits at the commas that are not inside brackets or template arguments.
+std::vector<std::string> split_declarators(const std::string& text) {
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (const char c : text) {
+    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+    if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
+    if (c == ',' && depth == 0) {
+      parts.emplace_back();
+      continue;
+    }
+    parts.back() += c;
+  }
+  return parts;
+}
+
+std::string trim(const std::string& t) {
+  const std::size_t b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : t.substr(b, e + 1 - b);
+}
+
+// `__shared__ T a[N], *b;` in a function (the words between `statement` and `semicolon`, which
+// hold `__shared__` at `at`) as references to the block's copies; "" when it is not a form this
+// knows (an initialiser, a function), which then stays a per-worker variable.
+std::string static_shared_declaration(const std::string& s, std::size_t statement, std::size_t at,
+                                      std::size_t semicolon) {
+  std::string words = s.substr(statement, at - statement) + " " + s.substr(at + 10, semicolon - at - 10);
+  words = without_alignment(words);
+  for (const std::string drop : {"static", "__device__"}) {
+    for (std::size_t p; (p = words.find(drop)) != std::string::npos;) {
+      const bool alone = (p == 0 || !ident_char(words[p - 1])) &&
+                         (p + drop.size() >= words.size() || !ident_char(words[p + drop.size()]));
+      if (!alone) break;
+      words.erase(p, drop.size());
+    }
+  }
+  if (words.find('=') != std::string::npos || words.find('(') != std::string::npos) return "";
+  const std::vector<std::string> declarators = split_declarators(one_line(words));
+  std::string base;
+  std::string out;
+  for (std::size_t k = 0; k < declarators.size(); ++k) {
+    std::string d = trim(declarators[k]);
+    const std::size_t bracket = std::min(d.find('['), d.size());
+    std::size_t name_end = bracket;
+    while (name_end > 0 && std::isspace(static_cast<unsigned char>(d[name_end - 1]))) --name_end;
+    std::size_t name_begin = name_end;
+    while (name_begin > 0 && ident_char(d[name_begin - 1])) --name_begin;
+    if (name_begin == name_end) return "";
+    std::string head = trim(d.substr(0, name_begin));  // the type (first) or its pointer stars (later)
+    if (k == 0) {
+      std::size_t stars = head.size();
+      while (stars > 0 && (head[stars - 1] == '*' || head[stars - 1] == '&' ||
+                           std::isspace(static_cast<unsigned char>(head[stars - 1]))))
+        --stars;
+      base = trim(head.substr(0, stars));
+      head = head.substr(stars);
+      if (base.empty()) return "";
+    }
+    const std::string name = d.substr(name_begin, name_end - name_begin);
+    const std::string type = base + trim(head) + " " + trim(d.substr(bracket));
+    out += "auto& " + name + " = ::gpulab::emulated::static_shared<" + trim(type) + ">([] {}, \"" + name + "\", \"" +
+           base + "\", __FILE__, __LINE__); ";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string read_source(const std::string& path) {
@@ -255,7 +321,8 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
       }
       const std::string type = without_alignment(s.substr(type_begin, name_begin - type_begin));
       const std::string name = s.substr(name_begin, name_end - name_begin);
-      const std::string array = "::gpulab::emulated::dynamic_shared<" + one_line(type) + ">()";
+      const std::string array =
+          "::gpulab::emulated::dynamic_shared<" + one_line(type) + ">(\"" + name + "\", \"" + one_line(type) + "\")";
       std::string text = at_namespace_scope(s, code, i)
                              ? "\n#define " + name + " (" + array + ")\n"  // a macro: the buffer is per worker
                              : one_line(type) + " (&" + name + ")[] = " + array + ";";
@@ -265,6 +332,29 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
       edits.push_back({i, semicolon + 1, text});
       i = semicolon;
       continue;
+    }
+    // __shared__ T name[N];  (in a function)  ->  auto& name = ::gpulab::emulated::static_shared<T[N]>(...);
+    if (word_at(i, "__shared__") && !at_namespace_scope(s, code, i)) {
+      std::size_t statement = i;
+      while (statement > 0 && !(code[statement - 1] &&
+                                (s[statement - 1] == ';' || s[statement - 1] == '{' || s[statement - 1] == '}'))) {
+        --statement;
+      }
+      while (statement < i && (!code[statement] || std::isspace(static_cast<unsigned char>(s[statement])))) {
+        ++statement;  // past comments before the declaration
+      }
+      std::size_t semicolon = i;
+      while (semicolon < s.size() && !(code[semicolon] && s[semicolon] == ';')) ++semicolon;
+      if (semicolon == s.size()) fail(file, s, i, "__shared__ declaration without a ';'");
+      std::string text = static_shared_declaration(s, statement, i, semicolon);
+      if (!text.empty()) {
+        text.append(static_cast<std::size_t>(std::count(s.begin() + static_cast<long>(statement),
+                                                        s.begin() + static_cast<long>(semicolon), '\n')),
+                    '\n');
+        edits.push_back({statement, semicolon + 1, text});
+        i = semicolon;
+        continue;
+      }
     }
     // volatile in device code: the warp-synchronous style, right only in lockstep. The emulator
     // says so when such code runs in a kernel (note_volatile).
@@ -315,7 +405,8 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
     i = args_end - 1;
   }
 
-  std::string out = "#line 1 \"" + file + "\"\n";
+  // As nvcc does, the CUDA runtime's header comes first (for the emulator, the emulator's).
+  std::string out = std::string(options.emulated ? "#include <cuda_runtime.h>\n" : "") + "#line 1 \"" + file + "\"\n";
   std::size_t at = 0;
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
   for (const Edit& e : edits) {
@@ -324,6 +415,12 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
     at = e.end;
   }
   out.append(s, at, std::string::npos);
+  if (options.emulated && options.backend_namespace.empty()) {
+    // A whole program: it exits non-zero when the checked mode reported an error.
+    out +=
+        "\n[[maybe_unused]] static const int gpulab_checked_exit = "
+        "::gpulab::emulated::check::exit_nonzero_on_errors();\n";
+  }
   return out;
 }
 

@@ -10,12 +10,19 @@
 //                     (each CUDA thread calls the kernel with the arguments, as a GPU thread starts;
 //                     default arguments and deduced template arguments work as in any call)
 //                     extern __shared__ float s[];
-//                  -> float (&s)[] = ::gpulab::emulated::dynamic_shared<float>();
+//                  -> float (&s)[] = ::gpulab::emulated::dynamic_shared<float>("s", "float");
 //                     (the launch's dynamic shared memory: the emulator's per-block buffer; at
 //                     namespace scope a macro, as the buffer belongs to the worker running the block)
+//                     __shared__ float tile[32][33], total;   (in a function)
+//                  -> auto& tile = ::gpulab::emulated::static_shared<float[32][33]>([] {}, "tile", ...);
+//                     auto& total = ::gpulab::emulated::static_shared<float>([] {}, "total", ...);
+//                     (the block's copy, in the worker's shared-memory window, where the checked
+//                     mode sees every access: see shared_memory.hpp)
 //                     volatile in a kernel's code (the warp-synchronous style)
 //                  -> a call after it that makes the emulator say, when a kernel runs it, that the
 //                     code is right only if a warp's lanes run in lockstep, and what to write instead
+//                     a whole program (no namespace option): a last line that makes it exit non-zero
+//                     when the checked mode reported an error
 //   both builds,      namespace gpulab::topic { ... }  ->  namespace gpulab::gpu::topic { ... }
 //   on request        (or gpulab::emulated::topic): GPU Lab's own kernel files, so the two builds'
 //                     functions have different names in one program. A learner's program needs it not.

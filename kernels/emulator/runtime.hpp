@@ -1,6 +1,9 @@
 #pragma once
 // The emulator's internals shared by its own source files.
 #include <cstddef>
+#include <exception>
+#include <stdexcept>
+#include <string>
 
 #include "emulator/emulator.hpp"
 #include "emulator/vector_types.hpp"
@@ -15,5 +18,14 @@ unsigned worker_count();
 bool in_kernel();
 // Runs the grid's blocks on the worker pool, each block's threads as fibers.
 void run_blocks(dim3 grid, dim3 block, std::size_t shared_bytes, detail::ThreadLoop loop, const void* body);
+
+// A kernel fault with the CUDA error its launch fails with (an illegal address, a misaligned one).
+struct KernelFault : std::runtime_error {
+  KernelFault(cudaError_t error, const std::string& what) : std::runtime_error(what), code(error) {}
+  cudaError_t code;
+};
+// Stops the running kernel thread where it stands (see scheduler.cpp): its block fails with
+// `why` and the launch with it.
+[[noreturn]] void stop_running_thread(std::exception_ptr why);
 
 }  // namespace gpulab::emulated

@@ -153,6 +153,7 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
     if (const cudaError_t e = check_device_range(src, bytes, call, "source"); e != cudaSuccess) return e;
   }
   std::memmove(dst, src, bytes);
+  note_host_write(dst, bytes);  // initialised, for initcheck (a no-op for host memory)
   return cudaSuccess;
 }
 
@@ -348,12 +349,13 @@ cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   return cudaSuccess;
 }
 
-cudaError_t malloc_named(void** ptr, std::size_t bytes, const char* name, const char* file, int line) {
+cudaError_t malloc_named(void** ptr, std::size_t bytes, const char* name, const char* file, int line,
+                         std::size_t element_bytes) {
   if (ptr == nullptr) return fail(cudaErrorInvalidValue, "cudaMalloc: a null pointer to store the address in");
   try {
     std::string label = pointer_name(name);
     if (label.empty()) label = std::string("allocation at ") + file + ":" + std::to_string(line);
-    *ptr = GuardedMemory::allocate(bytes, label.c_str(), 1);
+    *ptr = allocate_device(bytes, label, element_bytes, std::string(file) + ":" + std::to_string(line));
     return cudaSuccess;
   } catch (const std::bad_alloc&) {
     *ptr = nullptr;
@@ -391,10 +393,10 @@ cudaError_t cudaFreeHost(void* ptr) {
 }
 cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height) {
   *pitch = (width + 511) / 512 * 512;
-  return malloc_named(ptr, *pitch * height, "pitched allocation", "cudaMallocPitch", 0);
+  return malloc_named(ptr, *pitch * height, "pitched allocation", "cudaMallocPitch", 0, 1);
 }
 cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t) {
-  return malloc_named(ptr, bytes, "stream-ordered allocation", "cudaMallocAsync", 0);
+  return malloc_named(ptr, bytes, "stream-ordered allocation", "cudaMallocAsync", 0, 1);
 }
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return cudaFree(ptr); }
 
@@ -422,6 +424,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) {
   if (const cudaError_t e = check_device_range(dst, bytes, "cudaMemset", "destination"); e != cudaSuccess) return e;
   if (bytes > 0) std::memset(dst, value, bytes);
+  note_host_write(dst, bytes);
   return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* dst, int value, std::size_t bytes, cudaStream_t) {

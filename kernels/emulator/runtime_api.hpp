@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA runtime API on the emulator: what host code calls (cudaMalloc, cudaMemcpy, streams,
 // events, device properties, occupancy, ...), with CUDA's names, arguments and error codes.
-// Device memory is host memory with guard zones (checked mode); streams run their work in order,
+// Device memory is host memory in the checked mode's arena (memory.hpp); streams run their work in order,
 // each operation to its end before the call returns; event times are CPU times. Anything not
 // listed here is not emulated and fails to compile, rather than doing something else quietly.
 //
@@ -17,6 +17,11 @@
 #include "emulator/emulator.hpp"
 #include "emulator/errors.hpp"
 #include "emulator/runtime_types.hpp"
+
+namespace gpulab::emulated {
+// Host-side writes of device memory: initialised, for initcheck (memory.hpp).
+void note_host_write(const void* p, std::size_t bytes);
+}  // namespace gpulab::emulated
 
 namespace gpulab::emulated::rt {
 
@@ -44,15 +49,28 @@ cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes);
 
 // ---- memory. cudaMalloc and cudaMallocManaged are macros (below) that pass the pointer's name,
 // so a checked-mode report can say which buffer an access overran.
-cudaError_t malloc_named(void** ptr, std::size_t bytes, const char* name, const char* file, int line);
+// (element_bytes: the pointee's size, so a report can count in elements; 1 for void*.)
+cudaError_t malloc_named(void** ptr, std::size_t bytes, const char* name, const char* file, int line,
+                         std::size_t element_bytes = 1);
+template <typename T>
+constexpr std::size_t element_size() {
+  if constexpr (std::is_void_v<T>) {
+    return 1;
+  } else {
+    return sizeof(T);
+  }
+}
 template <typename T>
 cudaError_t malloc_named(T** ptr, std::size_t bytes, const char* name, const char* file, int line) {
-  return malloc_named(reinterpret_cast<void**>(ptr), bytes, name, file, line);
+  return malloc_named(reinterpret_cast<void**>(ptr), bytes, name, file, line, element_size<T>());
 }
 template <typename T>
 cudaError_t managed_named(T** ptr, const char* name, const char* file, int line, std::size_t bytes,
                           unsigned int /*flags*/ = cudaMemAttachGlobal) {
-  return malloc_named(reinterpret_cast<void**>(ptr), bytes, name, file, line);
+  const cudaError_t e = malloc_named(reinterpret_cast<void**>(ptr), bytes, name, file, line, element_size<T>());
+  // The host writes managed memory directly, which no check sees: it counts as initialised.
+  if (e == cudaSuccess) note_host_write(*ptr, bytes);
+  return e;
 }
 cudaError_t cudaFree(void* ptr);
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes);

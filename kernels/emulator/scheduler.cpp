@@ -10,6 +10,15 @@
 // a fresh runner starts the next thread. So a kernel without barriers costs one fiber per block,
 // not one per thread, and the order in which threads run is the same either way: thread 0 until
 // it waits or ends, then thread 1, ...
+//
+// A thread the checked mode stops (a wild access) is abandoned where it stands: its fiber is
+// never resumed nor unwound (unwinding could not pass the instrumentation's calls, which GCC
+// takes to throw nothing), its stack is left to the process, and the block's other threads are
+// unwound as for any error. A wild access the checks did not see faults on the unmapped pages
+// around device and shared memory; the SIGSEGV handler below stops that thread the same way.
+#include <pthread.h>
+#include <signal.h>
+
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #include <condition_variable>
@@ -21,14 +30,10 @@
 #include <utility>
 #include <vector>
 
+#include "emulator/checker.hpp"
 #include "emulator/emulator.hpp"
 #include "emulator/runtime.hpp"
-
-// The launch's dynamic shared memory (`extern __shared__`): one buffer per worker, which runs one
-// block at a time. Kernels reach it through dynamic_shared<T>() (see emulator/rewrite.hpp).
-extern "C" {
-alignas(128) thread_local unsigned char gpulab_emulated_dynamic_shared[gpulab::emulated::kMaxDynamicShared];
-}
+#include "emulator/shared_memory.hpp"
 
 namespace gpulab::emulated {
 
@@ -44,20 +49,19 @@ namespace {
 // The lanes of a warp that meet at warp operations with one mask.
 struct WarpGroup {
   unsigned mask = 0;
-  unsigned arrived = 0;  // lanes at the current exchange
+  unsigned arrived = 0;   // lanes at the current exchange
+  bool syncwarp = false;  // the current exchange is a __syncwarp()
   std::uint64_t generation = 0;
   std::uint64_t slots[2][32] = {};  // by generation parity: a fast lane cannot overwrite a slow one's read
   unsigned lanes[2] = {0, 0};       // the lanes that took part, by the same parity
 
-  void release(unsigned live) {
-    lanes[generation & 1] = mask & live;
-    arrived = 0;
-    ++generation;
-  }
+  void release(unsigned live, unsigned existing, std::uint64_t& syncs);
 };
 
 struct Warp {
-  unsigned live = 0;  // lanes that exist and have not exited
+  unsigned live = 0;               // lanes that exist and have not exited
+  unsigned existing = 0;           // lanes that exist
+  std::uint64_t* syncs = nullptr;  // __syncwarp()s completed (racecheck; in the block's warp_syncs)
   std::vector<WarpGroup> groups;
   WarpGroup& group(unsigned mask) {
     for (WarpGroup& g : groups) {
@@ -69,6 +73,25 @@ struct Warp {
 };
 
 }  // namespace
+
+// synccheck: a warp operation whose mask names lanes that exited instead of taking part.
+void WarpGroup::release(unsigned live, unsigned existing, std::uint64_t& syncs) {
+  if (const unsigned missing = mask & existing & ~live; missing != 0 && check::tracking()) {
+    char text[160];
+    std::snprintf(text, sizeof text, "mask 0x%08x names lanes 0x%08x that exited without calling it", mask, missing);
+    check::report(check::Tool::synccheck, std::string("warp ") + text,
+                  std::string("========= Barrier error detected. Invalid arguments\n=========     a warp operation "
+                              "(__shfl_*_sync, __ballot_sync, __syncwarp, ...) whose ") +
+                      text + "\n=========     by " + check::running_thread() +
+                      "\n=========     Every lane a *_sync mask names must call that operation: take the exited "
+                      "lanes out of the mask (__ballot_sync(0xffffffff, i < n) before they leave), or keep "
+                      "them in the loop.\n");
+  }
+  lanes[generation & 1] = mask & live;
+  arrived = 0;
+  ++generation;
+  if (syncwarp) ++syncs, syncwarp = false;
+}
 
 // A thread's record, which it gets when it first waits (until then it runs to its end on its
 // runner and needs none).
@@ -87,14 +110,19 @@ namespace {
 struct Block {
   std::vector<Thread> threads;  // (kept from block to block on a worker: no allocation per block)
   std::vector<Warp> warps;
-  std::vector<Thread*> waiting;  // threads that have waited at least once, in the order they first did
-  unsigned count = 0;            // threads in the block
-  unsigned next = 0;             // the next thread to start
-  uint3 next_idx = {0, 0, 0};    // its threadIdx
+  std::vector<std::uint64_t> warp_syncs;  // each warp's __syncwarp() count (BlockContext::warp_syncs)
+  std::vector<Thread*> waiting;           // threads that have waited at least once, in the order they first did
+  unsigned count = 0;                     // threads in the block
+  unsigned next = 0;                      // the next thread to start
+  uint3 next_idx = {0, 0, 0};             // its threadIdx
   dim3 dim;
   unsigned live = 0;
   unsigned arrived = 0;  // at the current __syncthreads
   std::uint64_t barrier_generation = 0;
+  const char* barrier_file = nullptr;  // where the first thread at the current barrier waits
+  int barrier_line = 0;
+  bool abandoned = false;        // the thread just resumed was stopped: its fiber must not be touched
+  bool diverged = false;         // synccheck saw threads wait at different barriers (what follows is its echo)
   int votes[2] = {0, 0};         // __syncthreads_count/and/or's sums, by generation parity
   std::uint64_t progress = 0;    // any arrival, release or exit: no progress in a round is a deadlock
   Thread* first_wait = nullptr;  // a runner's thread that just waited for the first time
@@ -116,7 +144,24 @@ void settle(Block& b) {
 }
 
 thread_local Block* running_block = nullptr;
-thread_local ctx::fiber* current_sink = nullptr;  // where the running fiber yields to
+thread_local ctx::fiber* current_sink = nullptr;      // where the running fiber yields to
+thread_local constinit bool on_thread_fiber = false;  // a kernel thread is running (not the worker)
+
+// What the SIGSEGV handler saw, for the worker to report once it is back on its own stack.
+struct SignalFault {
+  bool set = false;
+  std::uintptr_t address = 0;
+  const void* pc = nullptr;
+};
+thread_local constinit SignalFault signal_fault;
+
+// Back to the worker for good: the thread's fiber is left as it is.
+[[noreturn]] void abandon() {
+  running_block->abandoned = true;
+  ctx::fiber* sink = current_sink;
+  (void)std::move(*sink).resume();
+  std::abort();  // never resumed
+}
 
 // Back to the worker, which sets running_thread and current_thread_idx before it resumes a fiber.
 void yield() {
@@ -143,25 +188,67 @@ void yield() {
 
 bool all_arrived(const WarpGroup& g, unsigned live) { return g.arrived != 0 && (g.arrived & live) == (g.mask & live); }
 
+void check_barrier_complete(const Block& b);
+
 void release_waiters(Block& b, Warp& w) {
-  if (b.arrived > 0 && b.arrived == b.live) {
+  if (b.arrived > 0 && b.arrived == b.live) {  // the last thread the barrier waited for exited
+    check_barrier_complete(b);
     b.arrived = 0;
-    ++b.barrier_generation;
+    current_block->barrier_generation = ++b.barrier_generation;
   }
   for (WarpGroup& g : w.groups) {
-    if (all_arrived(g, w.live)) g.release(w.live);
+    if (all_arrived(g, w.live)) g.release(w.live, w.existing, *w.syncs);
   }
 }
 
+std::string site(const char* file, int line) {
+  return file == nullptr ? std::string("a __syncthreads_count/and/or") : std::string(file) + ":" + std::to_string(line);
+}
+
+// synccheck: the threads of a block must all wait at the same barrier.
+void check_barrier_site(Block& b, const char* file, int line) {
+  if (!check::tracking()) return;
+  if (b.arrived == 0) {
+    b.barrier_file = file, b.barrier_line = line;
+    return;
+  }
+  if (b.barrier_line == line &&
+      (file == b.barrier_file || (file && b.barrier_file && !std::strcmp(file, b.barrier_file))))
+    return;
+  b.diverged = true;
+  check::report(
+      check::Tool::synccheck, "divergent " + site(b.barrier_file, b.barrier_line) + " " + site(file, line),
+      "========= Barrier error detected. Divergent thread(s) in block\n=========     " + check::running_thread() +
+          " waits at the __syncthreads() at " + site(file, line) +
+          "\n=========     while others of its block wait at the one at " + site(b.barrier_file, b.barrier_line) +
+          "\n=========     Every thread of a block must reach the same __syncthreads(): take it out of "
+          "the branch.\n");
+}
+
+// synccheck: when a barrier opens, every thread of the block should be there.
+void check_barrier_complete(const Block& b) {
+  if (!check::tracking() || b.live == b.count || b.diverged) return;
+  const std::string where = site(b.barrier_file, b.barrier_line);
+  check::report(check::Tool::synccheck, "exited " + where,
+                "========= Barrier error detected. Divergent thread(s) in block\n=========     " +
+                    std::to_string(b.count - b.live) + " of the " + std::to_string(b.count) +
+                    " threads of the block exited without reaching the __syncthreads() at " + where +
+                    ", which the others wait at\n=========     (last to arrive: " + check::running_thread() +
+                    ")\n=========     Every thread of a block must reach each __syncthreads(): instead of an early "
+                    "return, put the work in an if and keep the barrier outside it.\n");
+}
+
 // Waits at the block's barrier; returns the generation it opened.
-std::uint64_t arrive_at_barrier(Block& b) {
+std::uint64_t arrive_at_barrier(Block& b, const char* file, int line) {
   settle(b);
+  check_barrier_site(b, file, line);
   const std::uint64_t generation = b.barrier_generation;
   ++b.progress;
   if (++b.arrived == b.live) {  // the last to arrive opens the barrier and goes on
+    check_barrier_complete(b);
     b.arrived = 0;
     b.votes[(generation + 1) & 1] = 0;  // every reader of that parity has read it (they reached this barrier)
-    ++b.barrier_generation;
+    current_block->barrier_generation = ++b.barrier_generation;
     return generation;
   }
   while (b.barrier_generation == generation) yield();
@@ -170,7 +257,7 @@ std::uint64_t arrive_at_barrier(Block& b) {
 
 }  // namespace
 
-void syncthreads() { arrive_at_barrier(*running_block); }
+void syncthreads(const char* file, int line) { arrive_at_barrier(*running_block, file, line); }
 
 int syncthreads_vote(int predicate, BlockVote vote) {
   Block& b = *running_block;
@@ -179,14 +266,15 @@ int syncthreads_vote(int predicate, BlockVote vote) {
   if (vote == BlockVote::count) sum += predicate != 0;
   if (vote == BlockVote::all) sum += predicate == 0;  // counts the threads that say no
   if (vote == BlockVote::any) sum += predicate != 0;
-  arrive_at_barrier(b);
+  arrive_at_barrier(b, nullptr, 0);
   const int total = b.votes[generation & 1];
   if (vote == BlockVote::all) return total == 0;
   if (vote == BlockVote::any) return total != 0;
   return total;
 }
 
-Exchange warp_exchange(unsigned mask, std::uint64_t value) {
+namespace {
+Exchange exchange(unsigned mask, std::uint64_t value, bool syncwarp) {
   Block& b = *running_block;
   const unsigned lane = running_linear % 32;
   if ((mask >> lane & 1u) == 0) {
@@ -202,13 +290,14 @@ Exchange warp_exchange(unsigned mask, std::uint64_t value) {
   settle(b);
   Warp& w = b.warps[running_linear / 32];
   WarpGroup& g = w.group(mask);
+  g.syncwarp = g.syncwarp || syncwarp;
   const std::uint64_t generation = g.generation;
   std::uint64_t* slots = g.slots[generation & 1];
   slots[lane] = value;
   g.arrived |= 1u << lane;
   ++b.progress;
   if (all_arrived(g, w.live)) {
-    g.release(w.live);
+    g.release(w.live, w.existing, *w.syncs);
   } else {
     // The group may move in memory as others are added: look it up again after each wait.
     while (w.group(mask).generation == generation) yield();
@@ -216,6 +305,10 @@ Exchange warp_exchange(unsigned mask, std::uint64_t value) {
   const WarpGroup& done = w.group(mask);
   return {done.slots[generation & 1], done.lanes[generation & 1]};
 }
+}  // namespace
+
+Exchange warp_exchange(unsigned mask, std::uint64_t value) { return exchange(mask, value, false); }
+void syncwarp(unsigned mask, const char*, int) { exchange(mask, 0, true); }
 
 unsigned int lane_id() { return running_linear % 32; }
 unsigned int live_lanes() {
@@ -254,10 +347,72 @@ bool thread_ended(unsigned linear) {
 
 }  // namespace detail
 
+void stop_running_thread(std::exception_ptr why) {
+  detail::Block& b = *detail::running_block;
+  if (!b.error) b.error = std::move(why);
+  detail::abandon();
+}
+
 namespace {
 
 using detail::Block;
 using detail::Thread;
+
+// The SIGSEGV/SIGBUS backstop: a kernel thread's access to an unmapped page stops that thread.
+struct sigaction previous_actions[2];
+
+void on_fault(int signal, siginfo_t* info, void* context) {
+  if (!detail::on_thread_fiber) {  // not a kernel's: what would have happened without us
+    sigaction(signal, &previous_actions[signal == SIGBUS], nullptr);
+    return;
+  }
+  detail::signal_fault = {true, reinterpret_cast<std::uintptr_t>(info->si_addr),
+                          reinterpret_cast<const void*>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP])};
+  detail::abandon();
+}
+
+void install_fault_handler() {
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_sigaction = on_fault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &previous_actions[0]);
+    sigaction(SIGBUS, &action, &previous_actions[1]);
+    return true;
+  }();
+  (void)installed;
+}
+
+// Each worker handles signals on a stack of its own (a kernel's own stack may be what overflowed).
+void give_signal_stack() {
+  constexpr std::size_t kBytes = 64 * 1024;
+  stack_t stack{};
+  stack.ss_sp = std::malloc(kBytes);  // for the worker's life
+  stack.ss_size = kBytes;
+  if (stack.ss_sp != nullptr) sigaltstack(&stack, nullptr);
+}
+
+// After a resume: if the thread was stopped, its fiber is kept from being destroyed (which would
+// unwind it) and the fault the signal handler saw becomes the block's error.
+bool stopped(Block& block, ctx::fiber&& fiber) {
+  if (!block.abandoned) return false;
+  block.abandoned = false;
+  thread_local auto* graveyard = new std::vector<ctx::fiber>;  // never destroyed, never resumed
+  graveyard->push_back(std::move(fiber));
+  if (detail::signal_fault.set) {
+    detail::signal_fault.set = false;
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGSEGV);
+    sigaddset(&signals, SIGBUS);
+    pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);  // the handler never returned
+    const std::string text =
+        check::unmapped_access_report(detail::signal_fault.address, detail::signal_fault.pc, check::running_thread());
+    if (!block.error) block.error = std::make_exception_ptr(KernelFault(cudaErrorIllegalAddress, text));
+  }
+  return true;
+}
 
 // Fiber stacks come from a pool per worker, so starting a block's threads allocates nothing new
 // after the first blocks. 256 KiB each: far more than a kernel's locals need.
@@ -285,9 +440,12 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
   thread_local Block block;  // a worker runs one block at a time: its storage is reused
   if (block.threads.size() < count) block.threads.resize(count);
   block.warps.resize((count + 31) / 32);
+  block.warp_syncs.assign(block.warps.size(), 0);
+  context.warp_syncs = block.warp_syncs.data();
   for (unsigned w = 0; w < block.warps.size(); ++w) {
     const unsigned lanes = std::min(32u, count - 32 * w);
-    block.warps[w].live = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+    block.warps[w].live = block.warps[w].existing = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+    block.warps[w].syncs = &block.warp_syncs[w];
     block.warps[w].groups.clear();
   }
   block.waiting.clear();
@@ -297,6 +455,10 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
   block.next_idx = {0, 0, 0};
   block.arrived = 0;
   block.barrier_generation = 0;
+  block.barrier_file = nullptr;
+  block.barrier_line = 0;
+  block.abandoned = false;
+  block.diverged = false;
   block.votes[0] = block.votes[1] = 0;
   block.progress = 0;
   block.counting = false;
@@ -309,16 +471,30 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
     while (block.next < count && !block.error) {
       // (The runner's fiber comes from the pool; when no thread waits on it, it ends with the block.)
       block.first_wait = nullptr;
+      detail::on_thread_fiber = true;
       ctx::fiber runner = std::move(start_runner(block, loop, body)).resume();
+      detail::on_thread_fiber = false;
+      if (stopped(block, std::move(runner))) {
+        if (block.first_wait != nullptr) block.first_wait->done = true;
+        break;
+      }
       if (runner) block.first_wait->fiber = std::move(runner);  // that thread waits on this runner's stack
     }
     unsigned waiting = 0;
     for (Thread* thread : block.waiting) {
+      if (block.error) break;
       if (thread->done || !thread->fiber) continue;
       detail::running_thread = thread;
       detail::running_linear = thread->linear;
       detail::current_thread_idx = thread->idx;
-      thread->fiber = std::move(thread->fiber).resume();
+      detail::on_thread_fiber = true;
+      ctx::fiber next = std::move(thread->fiber).resume();
+      detail::on_thread_fiber = false;
+      if (stopped(block, std::move(next))) {
+        thread->done = true;
+        break;
+      }
+      thread->fiber = std::move(next);
       if (!thread->done) ++waiting;
     }
     if (block.error) {
@@ -345,7 +521,13 @@ class WorkerPool {
     unsigned n = std::thread::hardware_concurrency();
     if (const char* env = std::getenv("GPULAB_EMU_THREADS")) n = static_cast<unsigned>(std::atoi(env));
     n = std::max(1u, n);
-    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { work(); });
+    install_fault_handler();
+    for (unsigned i = 0; i < n; ++i) {
+      threads_.emplace_back([this] {
+        give_signal_stack();
+        work();
+      });
+    }
   }
   ~WorkerPool() {
     {
@@ -419,10 +601,13 @@ bool in_kernel() { return detail::current_block != nullptr && detail::running_bl
 
 void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, detail::ThreadLoop loop, const void* body) {
   const std::size_t blocks = std::size_t{grid.x} * grid.y * grid.z;
+  const std::uint32_t launch = check::launch_number();
   pool().run(blocks, [&](std::size_t b) {
-    // Dynamic shared memory is poisoned for every block: reading it before writing it shows.
-    std::memset(gpulab_emulated_dynamic_shared, 0xFF, shared_bytes);
+    // Shared memory is poisoned for every block: reading it before writing it shows.
+    shared::begin_block(shared_bytes);
     detail::BlockContext context;
+    context.linear = b;
+    context.launch = launch;
     context.block_idx = {static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b / grid.x % grid.y),
                          static_cast<unsigned>(b / (std::size_t{grid.x} * grid.y))};
     context.block_dim = block_dim;

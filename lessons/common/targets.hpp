@@ -28,7 +28,7 @@ struct GpuTarget {
 struct EmulatedTarget {
   static constexpr Backend backend = Backend::emulated;
   template <typename T>
-  using DeviceBuffer = emulated::DeviceBuffer<T>;  // with guard zones (checked mode)
+  using DeviceBuffer = emulated::DeviceBuffer<T>;  // watched by the checked mode
   template <typename T>
   using HostBuffer = emulated::HostBuffer<T>;
   static const DeviceInfo& device() { return emulated::device(); }

@@ -110,11 +110,16 @@ int main(int argc, char** argv) {
       "against GPU Lab's emulator."};
   std::string file;
   bool emulated = false, gpu = false, verbose = false;
+  std::string check;  // (empty: GPULAB_CHECK, else full)
   std::vector<std::string> program_args;
   app.add_option("file", file, "the CUDA program (.cu)")->required()->check(CLI::ExistingFile);
   app.add_flag("--emulated", emulated, "run on the CPU against the emulator, even where there is a GPU");
   app.add_flag("--gpu", gpu, "run on the GPU (nvcc and a GPU needed)");
   app.add_flag("-v,--verbose", verbose, "print the compile command");
+  app.add_option("--check", check,
+                 "the emulator's checked mode: full (memcheck, racecheck, initcheck, synccheck) or memcheck "
+                 "(bounds only, faster); the same as GPULAB_CHECK")
+      ->check(CLI::IsMember({"full", "memcheck"}));
   app.add_option("args", program_args, "arguments for the program (after --)");
   app.positionals_at_end();
   // Everything after the first -- belongs to the program, whatever it looks like.
@@ -155,13 +160,17 @@ int main(int argc, char** argv) {
   const fs::path source = fs::absolute(file);
   const std::string text = gpulab::emulated::read_source(source.string());
   const std::string flags = gpu ? nvcc + " -std=c++20 -O2 -arch=native -lineinfo"
-                                : std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile -I" +
-                                      GPULAB_EMULATOR_INCLUDE + " -I" + GPULAB_KERNELS_INCLUDE;
+                                : std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile " +
+                                      GPULAB_CHECKED_FLAGS + " -I" + GPULAB_EMULATOR_INCLUDE + " -I" +
+                                      GPULAB_KERNELS_INCLUDE;
   // The emulator's library is part of the key: a rebuilt emulator rebuilds the program.
   std::error_code ec;
   const auto emulator_time = fs::last_write_time(GPULAB_EMULATOR_LIB, ec).time_since_epoch().count();
-  const std::string key = std::to_string(std::hash<std::string>{}(text + '\n' + flags + '\n' + source.string() + '\n' +
-                                                                  file + '\n' + std::to_string(emulator_time)));
+  // (kRecipe: bumped when how a program is built changes, so no program built the old way is reused.)
+  constexpr const char* kRecipe = "compile, then link (2)";
+  const std::string key =
+      std::to_string(std::hash<std::string>{}(text + '\n' + flags + '\n' + kRecipe + '\n' + source.string() + '\n' +
+                                              file + '\n' + std::to_string(emulator_time)));
   const fs::path dir = cache_root() / key;
   const fs::path program = dir / (gpu ? "program-gpu" : "program-emulated");
   fs::create_directories(dir, ec);
@@ -185,10 +194,14 @@ int main(int argc, char** argv) {
         return kBuildFailed;
       }
       // The file's own folder first for "quoted" includes, as when it is compiled where it lies.
-      command = flags + " -iquote " + quote(source.parent_path().string()) + " -o " + quote(program.string()) + " " +
-                quote(rewritten.string()) + " " + GPULAB_EMULATOR_LIBS + " -pthread";
+      // Compiled and linked in two steps: linked with the checked mode's flags, the compiler would
+      // add ThreadSanitizer's runtime, whose place the emulator's checks take.
+      const fs::path object = dir / "program.o";
+      command = flags + " -iquote " + quote(source.parent_path().string()) + " -c -o " + quote(object.string()) + " " +
+                quote(rewritten.string()) + " -MD -MF " + quote(deps.string()) + " && " + GPULAB_CXX + " -o " +
+                quote(program.string()) + " " + quote(object.string()) + " " + GPULAB_EMULATOR_LIBS + " -pthread";
     }
-    command += " -MD -MF " + quote(deps.string());  // what it was built from (out_of_date reads it)
+    if (gpu) command += " -MD -MF " + quote(deps.string());  // what it was built from (out_of_date reads it)
     if (verbose) std::cerr << command << "\n";
     if (shell(command) != 0) {
       std::cerr << "gpulab_run: " << file << " did not build (the compiler's messages are above)\n";
@@ -196,5 +209,6 @@ int main(int argc, char** argv) {
       return kBuildFailed;
     }
   }
+  if (!gpu && !check.empty()) setenv("GPULAB_CHECK", check.c_str(), 1);  // the emulator reads it (emulator/checker.hpp)
   return run_program(program, program_args);
 }

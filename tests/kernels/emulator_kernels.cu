@@ -99,6 +99,9 @@ __global__ void past_end_kernel(float* out, std::size_t n_plus_extra) {
   if (i < n_plus_extra) out[i] = 1.0f;  // the guard is against the wrong size on purpose
 }
 
+// Writes through an integer made into a pointer: no buffer is anywhere near it.
+__global__ void wild_write_kernel(std::uintptr_t address) { *reinterpret_cast<int*>(address) = 1; }
+
 __global__ void empty_kernel() {}
 
 __global__ void divergent_kernel(float* out) {
@@ -185,6 +188,11 @@ void write_past_end(std::span<float> out, int extra) {
   const std::size_t total = out.size() + static_cast<std::size_t>(extra);
   past_end_kernel<<<dim3(blocks_for(total, 128)), dim3(128)>>>(out.data(), total);
   check_launch("past_end_kernel", dim3(blocks_for(total, 128)), dim3(128));
+}
+
+void write_wild(std::uintptr_t address) {
+  wild_write_kernel<<<1, 32>>>(address);
+  check_launch("wild_write_kernel", dim3(1), dim3(32));
 }
 
 void empty_launch(Dims grid, Dims block, std::size_t shared_bytes) {

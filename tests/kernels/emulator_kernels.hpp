@@ -3,6 +3,7 @@
 // and votes, atomics, 3-D indices, launch rules, checked mode). The tests run them emulated and
 // on the GPU and compare both with the CPU.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "common/launch_description.hpp"

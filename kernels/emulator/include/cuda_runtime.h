@@ -4,5 +4,6 @@
 // The emulated build puts this folder ahead of the CUDA toolkit's: the same source compiles with
 // nvcc against the real runtime. (kernel<<<...>>> itself is rewritten into a call of the emulator
 // by GPU Lab's source rewrite, kernels/emulator/rewrite.hpp, which every emulated build runs first.)
+#include "emulator/checker.hpp"
 #include "emulator/emulator.hpp"
 #include "emulator/runtime_api.hpp"

@@ -1,0 +1,562 @@
+// The checks behind every access of an instrumented kernel (see checker.hpp).
+//
+// Racecheck's record of an access (a GlobalCell's or shared::Cell's `writer`/`reader` word):
+//   bits 44-63 the launch's number, 14-43 the block's, 4-13 the thread's, 0-3 which of the
+//   granule's 4 bytes it touched (so it is never 0; kHostWriter is launch 0, all bytes).
+// and its `sync` word: the block's barrier count then (high half), the warp's __syncwarp count
+// (low half); bit 63 of a reader's marks several readers in one barrier interval.
+// Two accesses of one byte by different threads of a block are ordered when a barrier opened
+// between them, or, in one warp, a __syncwarp(); of different blocks (global memory), never.
+#include "emulator/checker.hpp"
+
+#include <dlfcn.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "emulator/emulator.hpp"
+#include "emulator/memory.hpp"
+#include "emulator/runtime.hpp"
+#include "emulator/shared_memory.hpp"
+
+namespace gpulab::emulated {
+
+namespace check {
+
+namespace {
+
+constexpr std::uint64_t kManyReaders = std::uint64_t{1} << 63;
+
+struct State {
+  std::mutex mutex;
+  std::atomic<std::uint32_t> launch{0};
+  std::string kernel;
+  std::string first_report;                 // of the running launch
+  std::map<std::string, std::size_t> seen;  // report keys of the running launch, and repeats
+  std::size_t errors[4] = {0, 0, 0, 0};     // by tool, over the process
+  bool volatile_kernel = false;
+  std::atomic<bool> launch_used_atomics{false};
+  std::mutex places_mutex;
+  std::map<const void*, std::string> places;  // symbolised instructions
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: exit-time reports still use it
+  return *s;
+}
+
+const char* tool_name(Tool t) {
+  static const char* const names[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+  return names[static_cast<int>(t)];
+}
+
+std::string hex(std::uintptr_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%lx", static_cast<unsigned long>(v));
+  return text;
+}
+
+std::string dims(const uint3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+// The thread with number `linear` in the running block, as (x,y,z).
+uint3 thread_index(unsigned linear) {
+  const dim3 d = detail::current_block->block_dim;
+  return {linear % d.x, linear / d.x % d.y, linear / (d.x * d.y)};
+}
+
+// ---- the records
+
+std::uint64_t record(unsigned thread, unsigned bytes) {
+  const detail::BlockContext& b = *detail::current_block;
+  return std::uint64_t{b.launch & 0xFFFFFu} << 44 | (b.linear & 0x3FFFFFFFu) << 14 |
+         std::uint64_t{thread & 0x3FFu} << 4 | bytes;
+}
+unsigned launch_of(std::uint64_t r) { return static_cast<unsigned>(r >> 44); }
+std::uint64_t block_of(std::uint64_t r) { return r >> 14 & 0x3FFFFFFFu; }
+unsigned thread_of(std::uint64_t r) { return static_cast<unsigned>(r >> 4 & 0x3FFu); }
+unsigned bytes_of(std::uint64_t r) { return static_cast<unsigned>(r & 0xFu); }
+
+bool writes(Access kind) { return kind == Access::write || kind == Access::volatile_write || kind == Access::atomic; }
+
+enum class Order { none, same_thread, ordered, other_block, racing };
+
+// How an earlier access `before` (with its sync word) stands to the running thread's access of
+// the bytes `bytes` now.
+Order order(std::uint64_t before, std::uint64_t before_sync, unsigned bytes, std::uint64_t now,
+            std::uint64_t now_sync) {
+  if (before == 0 || launch_of(before) != launch_of(now) || (bytes_of(before) & bytes) == 0) return Order::none;
+  if (block_of(before) != block_of(now)) return Order::other_block;
+  const unsigned t0 = thread_of(before), t1 = thread_of(now);
+  if ((before_sync & ~kManyReaders) >> 32 != now_sync >> 32) return Order::ordered;  // a barrier since
+  if (t0 / 32 == t1 / 32 && (before_sync & 0xFFFFFFFFu) != (now_sync & 0xFFFFFFFFu)) return Order::ordered;
+  return t0 == t1 ? Order::same_thread : Order::racing;
+}
+
+// ---- what an address is
+
+std::string element_words(std::size_t count, std::size_t element_bytes, const std::string& type) {
+  if (!type.empty()) return std::to_string(count) + " × " + type;
+  if (element_bytes <= 1) return std::to_string(count) + " bytes";
+  return std::to_string(count) + (count == 1 ? " element of " : " elements of ") + std::to_string(element_bytes) +
+         " bytes";
+}
+
+// "'tile' (32 × 32 × float)" for a static shared array.
+std::string describe_shared(const shared::Window& w, const shared::Array& a) {
+  if (a.declaration == nullptr) {
+    const std::string name = w.dynamic_name != nullptr ? w.dynamic_name : "dynamic shared memory";
+    const std::size_t e = w.dynamic_element_bytes;
+    return "'" + name + "' (extern __shared__, " +
+           element_words(a.bytes / e, e, w.dynamic_type != nullptr ? w.dynamic_type : "") + " at this launch)";
+  }
+  const detail::SharedDeclaration& d = *a.declaration;
+  std::string shape;
+  for (std::size_t i = 0; i < d.rank; ++i) shape += std::to_string(d.extents[i]) + " × ";
+  if (d.rank == 0) return "'" + std::string(d.name) + "' (" + d.type + ")";
+  return "'" + std::string(d.name) + "' (" + shape + d.type + ", declared at " + d.file + ":" + std::to_string(d.line) +
+         ")";
+}
+
+std::size_t element_bytes_of(const shared::Window& w, const shared::Array& a) {
+  return a.declaration != nullptr ? a.declaration->element_bytes : w.dynamic_element_bytes;
+}
+
+// Where `address` lies relative to a buffer [begin, begin + bytes) of elements of `element`
+// bytes: "element 1030 of X, 6 elements past its end".
+std::string relative(std::uintptr_t address, std::uintptr_t begin, std::size_t bytes, std::size_t element,
+                     const std::string& what) {
+  const std::string unit = element > 1 ? "element" : "byte";
+  if (address < begin) {
+    const std::size_t before = (begin - address + element - 1) / element;
+    return std::to_string(before) + " " + unit + (before == 1 ? "" : "s") + " before the start of " + what;
+  }
+  const std::size_t index = (address - begin) / element;
+  if (address < begin + bytes) return unit + " " + std::to_string(index) + " of " + what;
+  const std::size_t past = index - bytes / element + 1;  // element n is 1 past the end of n elements
+  return unit + " " + std::to_string(index) + " of " + what + ", " + std::to_string(past) + " " + unit +
+         (past == 1 ? "" : "s") + " past its end";
+}
+
+std::string describe_global(const Allocation& a) {
+  return "'" + a.name + "' (" + element_words(a.bytes / a.element_bytes, a.element_bytes, "") + ")";
+}
+
+std::string allocated_at(const Allocation& a) {
+  return a.site.empty() ? "" : "=========     '" + a.name + "' was allocated at " + a.site + "\n";
+}
+
+std::string access_line(const char* space, bool write, std::size_t size, const void* pc) {
+  return "========= Invalid " + std::string(space) + (write ? " write" : " read") + " of size " + std::to_string(size) +
+         (size == 1 ? " byte" : " bytes") + "\n=========     at " + where(pc) + "\n=========     by " +
+         running_thread() + "\n";
+}
+
+[[noreturn]] void fatal(cudaError_t code, const std::string& key, const std::string& text) {
+  report(Tool::memcheck, key, text);
+  stop_running_thread(std::make_exception_ptr(KernelFault(code, text)));
+}
+
+// ---- global memory
+
+struct CachedAllocation {
+  std::uint64_t version = ~std::uint64_t{0};
+  std::uintptr_t begin = 0, end = 0;
+  const Allocation* allocation = nullptr;
+};
+thread_local CachedAllocation cache[4];
+thread_local unsigned cache_next = 0;
+
+const Allocation* lookup(std::uintptr_t a) {
+  const std::uint64_t version = arena_version.load(std::memory_order_relaxed);
+  for (const CachedAllocation& c : cache) {
+    if (c.version == version && a >= c.begin && a < c.end) return c.allocation;
+  }
+  const Allocation* found = find_allocation(a);
+  if (found != nullptr) cache[cache_next++ % 4] = {version, found->begin, found->end(), found};
+  return found;
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] void out_of_bounds(std::uintptr_t a, std::size_t size, Access kind,
+                                                          const void* pc) {
+  const bool write = writes(kind);
+  std::string text = access_line("__global__", write, size, pc) + "=========     Address " + hex(a);
+  const Nearest n = nearest_allocation(a);
+  if (a < 65536) {
+    text += " is a null pointer's: was the pointer passed to the kernel ever set (cudaMalloc)?\n";
+  } else if (n.allocation == nullptr) {
+    text += " is not device memory: no buffer is near it (a wild pointer, or a host pointer?)\n";
+  } else if (n.copy.freed) {
+    text += " is inside " + describe_global(n.copy) + ", which was freed (cudaFree) before this access\n" +
+            allocated_at(n.copy);
+  } else {
+    text +=
+        " is out of bounds: " + relative(a, n.copy.begin, n.copy.bytes, n.copy.element_bytes, describe_global(n.copy)) +
+        "\n" + allocated_at(n.copy) +
+        "=========     Is every index checked against the size (if (i < n)), and is the grid the size you meant?\n";
+  }
+  fatal(cudaErrorIllegalAddress, "global " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)), text);
+}
+
+// (several: the earlier access is one of several reads in the interval, some by other threads;
+// warp_synchronous: the access now is through volatile memory.)
+void race_report(const char* space, const char* kind, std::uint64_t before, std::uint64_t before_where,
+                 std::uint64_t now, const void* pc, const std::string& what, bool several = false,
+                 bool warp_synchronous = false) {
+  const bool before_writes = kind[2] == 'W';  // WAW and RAW: the earlier access wrote
+  const bool now_writes = kind[0] == 'W';
+  const auto* before_pc = reinterpret_cast<const void*>(before_where);
+  std::string text = "========= Error: Race reported between " + std::string(before_writes ? "Write" : "Read") +
+                     " access at " + where(before_pc) +
+                     (several ? " by several threads (the last: " + dims(thread_index(thread_of(before))) + ")"
+                              : " by thread " + dims(thread_index(thread_of(before)))) +
+                     "\n=========     and " + (now_writes ? "Write" : "Read") + " access at " + where(pc) +
+                     " by thread " + dims(thread_index(thread_of(now))) + " in block " +
+                     dims(detail::current_block->block_idx) + "\n=========     (" + kind + " hazard) on " + what +
+                     " in " + space + " memory: no __syncthreads() between them (nor a __syncwarp(), in one warp)\n";
+  if (warp_synchronous || state().volatile_kernel) {
+    text +=
+        "=========     This kernel passes values between a warp's lanes through volatile memory (warp-synchronous "
+        "code from before Volta): lanes no longer run in lockstep. Put __syncwarp() between the steps, or use "
+        "__shfl_down_sync().\n";
+  }
+  report(Tool::racecheck,
+         std::string(kind) + " " + std::to_string(before_where) + " " +
+             std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
+         text);
+}
+
+void race_report_blocks(const char* kind, std::uint64_t before, std::uint64_t before_where, const void* pc,
+                        const std::string& what) {
+  const auto* before_pc = reinterpret_cast<const void*>(before_where);
+  const std::string text = "========= Error: Race reported between Write access at " + where(before_pc) + " by block " +
+                           std::to_string(block_of(before)) + "\n=========     and " +
+                           (kind[0] == 'W' ? "Write" : "Read") + " access at " + where(pc) + " by " + running_thread() +
+                           "\n=========     (" + kind + " hazard between blocks) on " + what +
+                           " in __global__ memory: blocks of one launch are not ordered\n";
+  report(Tool::racecheck,
+         std::string("blocks ") + kind + std::to_string(before_where) + " " +
+             std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
+         text);
+}
+
+// The reports, out of the way of the checks' fast path.
+[[gnu::noinline, gnu::cold]] std::string global_element(const Allocation& alloc, std::uintptr_t address) {
+  return relative(address, alloc.begin, alloc.bytes, alloc.element_bytes, describe_global(alloc));
+}
+
+[[gnu::noinline, gnu::cold]] void uninitialised_read(const Allocation& alloc, std::uintptr_t address, std::size_t size,
+                                                     bool atomic, const void* pc) {
+  report(Tool::initcheck, "init " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
+         "========= Uninitialized __global__ memory read of size " + std::to_string(size) + " bytes" +
+             (atomic ? " (an atomic)" : "") + "\n=========     at " + where(pc) + "\n=========     by " +
+             running_thread() + "\n=========     on " + global_element(alloc, address) +
+             ": nothing wrote it since cudaMalloc (no cudaMemcpy, cudaMemset or kernel)\n" + allocated_at(alloc));
+}
+
+[[gnu::noinline, gnu::cold]] void global_race(const Allocation& alloc, std::uintptr_t address, Order o, bool write,
+                                              bool warp_synchronous, std::uint64_t writer, std::uint64_t where,
+                                              std::uint64_t now, const void* pc) {
+  if (o == Order::racing) {
+    race_report("__global__", write ? "WAW" : "RAW", writer, where, now, pc, global_element(alloc, address), false,
+                warp_synchronous);
+  } else if (write || !state().launch_used_atomics.load(std::memory_order_relaxed)) {
+    race_report_blocks(write ? "WAW" : "RAW", writer, where, pc, global_element(alloc, address));
+  }
+}
+
+// Which of a granule's 4 bytes [lo, hi) covers (offsets from the granule's start).
+unsigned byte_mask(std::uintptr_t lo, std::uintptr_t hi) { return ((1u << (hi - lo)) - 1u) << lo; }
+
+void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
+  const Allocation* alloc = lookup(a);
+  if (alloc == nullptr || a + size > alloc->end()) [[unlikely]]
+    out_of_bounds(a, size, kind, pc);
+  if (alloc->cells == nullptr) return;
+  const bool atomic = kind == Access::atomic;
+  const bool write = writes(kind) && !atomic;
+  const unsigned thread = detail::running_linear;
+  const std::uint64_t now_sync = detail::sync_stamp();
+  const std::uintptr_t offset = a - alloc->begin;
+  for (std::uintptr_t g = offset / 4; g <= (offset + size - 1) / 4; ++g) {
+    const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
+    const unsigned bytes = byte_mask(lo - g * 4, hi - g * 4);
+    GlobalCell& cell = alloc->cells[g];
+    const std::uint64_t now = record(thread, bytes);
+    const std::uint64_t writer = std::atomic_ref(cell.writer).load(std::memory_order_relaxed);
+    if (writer == 0 && !write) [[unlikely]] {  // atomics read the value too
+      uninitialised_read(*alloc, alloc->begin + lo, size, atomic, pc);
+      if (atomic) std::atomic_ref(cell.writer).store(kHostWriter, std::memory_order_relaxed);
+      continue;
+    }
+    if (atomic) continue;  // never a race
+    const Order o = order(writer, std::atomic_ref(cell.sync).load(std::memory_order_relaxed), bytes, now, now_sync);
+    if (o == Order::racing || o == Order::other_block) [[unlikely]] {
+      global_race(*alloc, alloc->begin + lo, o, write, kind == Access::volatile_read || kind == Access::volatile_write,
+                  writer, std::atomic_ref(cell.where).load(std::memory_order_relaxed), now, pc);
+    }
+    if (write) {
+      std::atomic_ref(cell.writer).store(now, std::memory_order_relaxed);
+      std::atomic_ref(cell.sync).store(now_sync, std::memory_order_relaxed);
+      std::atomic_ref(cell.where).store(reinterpret_cast<std::uintptr_t>(pc), std::memory_order_relaxed);
+    }
+  }
+}
+
+// ---- shared memory
+
+[[gnu::noinline, gnu::cold]] std::string shared_element(const shared::Window& w, const shared::Array& array,
+                                                        std::uintptr_t address) {
+  return relative(address, array.begin, array.bytes, element_bytes_of(w, array), describe_shared(w, array));
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] void shared_out_of_bounds(const shared::Window& w, std::uintptr_t a,
+                                                                 std::size_t size, Access kind, const void* pc) {
+  std::string text = access_line("__shared__", writes(kind), size, pc) + "=========     Address " + hex(a);
+  if (const shared::Array* near = shared::nearest(w, a)) {
+    text += " is out of bounds: " + shared_element(w, *near, a) +
+            "\n=========     On a GPU this reads or writes another variable's shared memory, or faults when it "
+            "leaves the block's: is the block bigger than the array, or a tile's halo missing from its size?\n";
+  } else {
+    text += " is outside the block's shared memory (this kernel declares none)\n";
+  }
+  fatal(cudaErrorIllegalAddress, "shared " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)), text);
+}
+
+void shared_access(const shared::Window& w, std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
+  const shared::Array* array = shared::find(w, a, size);
+  if (array == nullptr) [[unlikely]]
+    shared_out_of_bounds(w, a, size, kind, pc);
+  if (w.cells == nullptr || kind == Access::atomic) return;
+  const bool write = writes(kind);
+  const bool warp_synchronous = kind == Access::volatile_read || kind == Access::volatile_write;
+  const unsigned thread = detail::running_linear;
+  const std::uint64_t now_sync = detail::sync_stamp();
+  const std::uintptr_t offset = a - w.usable_begin;
+  for (std::uintptr_t g = offset / 4; g <= (offset + size - 1) / 4; ++g) {
+    const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
+    const unsigned bytes = byte_mask(lo - g * 4, hi - g * 4);
+    shared::Cell& cell = w.cells[g];
+    const std::uint64_t now = record(thread, bytes);
+    const Order after_write = order(cell.writer, cell.writer_sync, bytes, now, now_sync);
+    const Order after_read = order(cell.reader, cell.reader_sync, bytes, now, now_sync);
+    const bool many =
+        (after_read == Order::racing || after_read == Order::same_thread) && (cell.reader_sync & kManyReaders) != 0;
+    if (after_write == Order::racing) [[unlikely]] {
+      race_report("__shared__", write ? "WAW" : "RAW", cell.writer, cell.writer_where, now, pc,
+                  shared_element(w, *array, w.usable_begin + lo), false, warp_synchronous);
+    } else if (write && (after_read == Order::racing || many)) [[unlikely]] {
+      race_report("__shared__", "WAR", cell.reader, cell.reader_where, now, pc,
+                  shared_element(w, *array, w.usable_begin + lo), many, warp_synchronous);
+    }
+    if (write) {
+      cell.writer = now, cell.writer_sync = now_sync, cell.writer_where = reinterpret_cast<std::uintptr_t>(pc);
+      cell.reader = 0;
+    } else {
+      cell.reader = now;
+      cell.reader_sync = now_sync | (after_read == Order::racing || many ? kManyReaders : 0);
+      cell.reader_where = reinterpret_cast<std::uintptr_t>(pc);
+    }
+  }
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] void misaligned(std::uintptr_t a, std::size_t size, Access kind, bool device,
+                                                       const void* pc) {
+  const std::size_t align = size < 4 ? size : 4;
+  fatal(cudaErrorMisalignedAddress, "misaligned " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
+        access_line(device ? "__global__" : "__shared__", writes(kind), size, pc) + "=========     Address " + hex(a) +
+            " is misaligned: a " + std::to_string(size) + "-byte access must start at a multiple of " +
+            std::to_string(align) + "\n");
+}
+
+std::atomic<bool> whole_program{false};
+
+void at_exit() {
+  if (whole_program) return;  // at_program_exit says it
+  State& s = state();
+  std::size_t total = 0;
+  for (const std::size_t n : s.errors) total += n;
+  if (total == 0) return;
+  std::string counts;
+  for (int t = 0; t < 4; ++t) {
+    if (s.errors[t] == 0) continue;
+    counts += (counts.empty() ? "" : ", ") + std::to_string(s.errors[t]) + " " + tool_name(static_cast<Tool>(t));
+  }
+  std::fprintf(stderr, "========= ERROR SUMMARY: %zu error%s (%s), found by GPU Lab's checked mode\n", total,
+               total == 1 ? "" : "s", counts.c_str());
+}
+
+void at_program_exit() {
+  const std::string leaks = describe_leaks();
+  if (!leaks.empty()) std::fputs(leaks.c_str(), stderr);
+  whole_program = false;
+  at_exit();
+  std::size_t total = 0;
+  for (const std::size_t n : state().errors) total += n;
+  if (total == 0) return;
+  std::fflush(nullptr);
+  _exit(1);
+}
+
+}  // namespace
+
+Level level() {
+  static const Level chosen = [] {
+    const char* env = std::getenv("GPULAB_CHECK");
+    return env != nullptr && std::string(env) == "memcheck" ? Level::memcheck : Level::full;
+  }();
+  return chosen;
+}
+
+void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
+  if (detail::current_block == nullptr || size == 0) return;  // host code
+  const bool device = a - arena_begin < arena_end - arena_begin;
+  const shared::Window* w = shared::current_window;
+  const bool in_shared = w != nullptr && a - w->reserved_begin < w->reserved_end - w->reserved_begin;
+  if (!device && !in_shared) {
+    if (a < 65536) out_of_bounds(a, size, kind, pc);
+    return;  // the thread's own stack, the kernel's arguments, __constant__ and __device__ variables
+  }
+  if (kind == Access::atomic) state().launch_used_atomics.store(true, std::memory_order_relaxed);
+  // (Only to 4 bytes: a struct of floats is copied with wider moves than its alignment.)
+  if (const std::size_t align = size < 4 ? size : 4; (a & (align - 1)) != 0 && (size & (size - 1)) == 0) [[unlikely]] {
+    misaligned(a, size, kind, device, pc);
+  }
+  if (device) {
+    global_access(a, size, kind, pc);
+  } else {
+    shared_access(*w, a, size, kind, pc);
+  }
+}
+
+void begin_launch(const char* kernel) {
+  static const bool registered = [] { return std::atexit(at_exit) == 0; }();
+  (void)registered;
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.launch.fetch_add(1);
+  s.kernel = kernel;
+  s.first_report.clear();
+  s.seen.clear();
+  s.volatile_kernel = false;
+  s.launch_used_atomics = false;
+}
+
+std::uint32_t launch_number() { return state().launch.load(); }
+
+std::string end_launch() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  std::string text = s.first_report;
+  std::size_t repeats = 0;
+  for (const auto& [key, count] : s.seen) repeats += count - 1;
+  if (!text.empty() && s.seen.size() + repeats > 1) {
+    text += "(and " + std::to_string(s.seen.size() + repeats - 1) + " more report" +
+            (s.seen.size() + repeats == 2 ? "" : "s") + " of this launch on stderr)\n";
+  }
+  return text;
+}
+
+void report(Tool tool, const std::string& key, const std::string& text) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  const std::string full_key = std::string(tool_name(tool)) + " " + key;
+  if (s.seen[full_key]++ > 0) return;
+  ++s.errors[static_cast<int>(tool)];
+  const std::string with_kernel = "========= " + std::string(tool_name(tool)) + " in kernel " + s.kernel + ":\n" + text;
+  std::fputs(with_kernel.c_str(), stderr);
+  std::fflush(stderr);
+  if (s.first_report.empty()) s.first_report = with_kernel;
+}
+
+std::string running_thread() {
+  if (detail::current_block == nullptr) return "the host";
+  return "thread " + dims(detail::current_thread_idx) + " in block " + dims(detail::current_block->block_idx);
+}
+
+std::string where(const void* pc) {
+  State& s = state();
+  std::lock_guard lock(s.places_mutex);
+  if (const auto it = s.places.find(pc); it != s.places.end()) return it->second;
+  std::string text = hex(reinterpret_cast<std::uintptr_t>(pc));
+  Dl_info info{};
+  if (pc != nullptr && dladdr(pc, &info) != 0 && info.dli_fname != nullptr) {
+    const std::uintptr_t offset =
+        reinterpret_cast<std::uintptr_t>(pc) - 1 - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+    std::string file = info.dli_fname;
+    if (file.empty() || file.find('/') == std::string::npos) file = "/proc/self/exe";
+    const std::string command = "addr2line -f -i -e '" + file + "' " + hex(offset) + " 2>/dev/null";
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+      char line[4096];
+      // Pairs of lines, function then file:line, from the innermost inlined call outwards: the
+      // first place in the program's own code (not the emulator's or the library's headers).
+      bool odd = true;
+      std::string found;
+      while (std::fgets(line, sizeof line, pipe) != nullptr) {
+        std::string l(line);
+        while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+        if (!odd && found.empty() && l.rfind("??", 0) != 0 && l.find("/emulator/") == std::string::npos &&
+            l.find("/include/c++/") == std::string::npos) {
+          if (const std::size_t paren = l.find(" (discriminator"); paren != std::string::npos) l.erase(paren);
+          found = l;
+        }
+        odd = !odd;
+      }
+      pclose(pipe);
+      // Relative to the working folder, as the program's own messages name its files.
+      char cwd[4096];
+      if (getcwd(cwd, sizeof cwd) != nullptr && found.rfind(std::string(cwd) + "/", 0) == 0) {
+        found.erase(0, std::strlen(cwd) + 1);
+      }
+      if (!found.empty()) text = found;
+    }
+  }
+  s.places[pc] = text;
+  return text;
+}
+
+std::string unmapped_access_report(std::uintptr_t address, const void* pc, const std::string& thread) {
+  std::string text = "========= Invalid memory access (an unmapped address)\n=========     at " + where(pc) +
+                     "\n=========     by " + thread + "\n=========     Address " + hex(address);
+  const Nearest n = nearest_allocation(address);
+  if (n.allocation != nullptr && !n.copy.freed) {
+    text += ": " + relative(address, n.copy.begin, n.copy.bytes, n.copy.element_bytes, describe_global(n.copy));
+  } else if (n.allocation != nullptr) {
+    text += " is inside " + describe_global(n.copy) + ", which was freed";
+  } else {
+    text += " is not device memory: no buffer is near it (a wild pointer, or a host pointer?)";
+  }
+  text += "\n";
+  report(Tool::memcheck, "unmapped " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)), text);
+  return text;
+}
+
+void note_volatile_kernel() {
+  std::lock_guard lock(state().mutex);
+  state().volatile_kernel = true;
+}
+
+std::string reported_tool(const std::string& message) {
+  for (int t = 0; t < 4; ++t) {
+    const std::string name = tool_name(static_cast<Tool>(t));
+    if (message.find("========= " + name + " in kernel") != std::string::npos) return name;
+  }
+  return "";
+}
+
+int exit_nonzero_on_errors() {
+  if (!whole_program.exchange(true)) std::atexit(at_program_exit);
+  return 0;
+}
+
+}  // namespace check
+
+}  // namespace gpulab::emulated

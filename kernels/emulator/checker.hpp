@@ -1,0 +1,66 @@
+#pragma once
+// The emulator's checked mode: compute-sanitizer's four tools without a GPU.
+//
+// Kernel files built for the emulator are compiled with GCC's ThreadSanitizer instrumentation
+// (-fsanitize=thread) but without its runtime: before each load and store, and in place of each
+// atomic, the compiler calls a function that this file's checks stand behind (sanitizer_hooks.cpp).
+// So every access a kernel makes is seen *before* it happens, with the instruction that makes it:
+// - memcheck: an access outside every buffer (device memory is the arena of memory.hpp, shared
+//   memory the worker's window of shared_memory.cpp, both with unmapped room around them) is
+//   reported with the buffer it overran and stops the kernel before it touches anything;
+// - racecheck: each 4-byte granule remembers its last writer and readers with their barrier
+//   counts; two threads touching it with no __syncthreads() (or, in one warp, __syncwarp())
+//   between, one of them writing, is a hazard — whatever order the emulator ran them in;
+// - initcheck: a kernel's read of device memory nothing has written since cudaMalloc;
+// - synccheck (scheduler.cpp): a barrier that not every thread reaches, or a warp operation whose
+//   mask names lanes that do not take part.
+// Reports are written to stderr at once, in compute-sanitizer's words; the launch then fails with
+// the first report as its error, and a program built whole (gpulab_run) exits non-zero.
+// GPULAB_CHECK=memcheck keeps only the bounds checks (faster); the default is all four.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gpulab::emulated::check {
+
+enum class Level { memcheck, full };
+Level level();
+inline bool tracking() { return level() == Level::full; }
+
+// The writer recorded for bytes the host wrote (cudaMemcpy, cudaMemset): initialised, no thread's.
+inline constexpr std::uint64_t kHostWriter = 0xF;
+
+enum class Tool { memcheck, racecheck, initcheck, synccheck };
+
+enum class Access { read, write, volatile_read, volatile_write, atomic };
+// One access by the running kernel thread, before it happens (pc: the instruction after it).
+// Atomics are checked for bounds and initialisation, and are never a race.
+void access(std::uintptr_t address, std::size_t size, Access kind, const void* pc);
+
+// A launch begins and ends (one at a time); end_launch gives the first report it made, or "".
+void begin_launch(const char* kernel);
+std::uint32_t launch_number();
+std::string end_launch();
+
+// A report of `tool`, written at once and counted; the running launch fails with the first.
+// Repeats of one `key` are counted, not written again.
+void report(Tool tool, const std::string& key, const std::string& text);
+// The block and thread in compute-sanitizer's words: "thread (3,0,0) in block (1,0,0)".
+std::string running_thread();
+// "file.cu:12 in kernel" for an instruction address (through the debug line tables).
+std::string where(const void* pc);
+// A wild access that faulted on an unmapped page (the SIGSEGV backstop, for code the
+// instrumentation did not see).
+std::string unmapped_access_report(std::uintptr_t address, const void* pc, const std::string& thread);
+// Whether the running launch's kernel passes values through volatile memory (its race reports
+// then say how to fix warp-synchronous code).
+void note_volatile_kernel();
+
+// The tool whose report a message carries ("racecheck", ...), or "" (the app shows it in a run's row).
+std::string reported_tool(const std::string& message);
+
+// A whole program (gpulab_run, gpulab_add_cuda_executable) exits non-zero when a check reported
+// an error, after the summary; the rewrite adds the call to such programs.
+int exit_nonzero_on_errors();
+
+}  // namespace gpulab::emulated::check

@@ -1,0 +1,105 @@
+// What GCC's -fsanitize=thread instrumentation calls in a kernel file built for the emulator:
+// before every load and store (volatile ones apart, with --param tsan-distinguish-volatile=1)
+// and in place of every atomic operation. ThreadSanitizer's own runtime is not linked: the
+// emulator provides these functions itself and hands each access to the checked mode, so it
+// sees, before it happens, every access a kernel makes, whether it reads or writes, and which
+// ones are atomic (never a race) — with the instruction that makes it.
+#include <cstddef>
+#include <cstdint>
+
+#include "emulator/checker.hpp"
+#include "emulator/memory.hpp"
+#include "emulator/shared_memory.hpp"
+
+namespace {
+using gpulab::emulated::check::Access;
+// Most accesses touch what no check looks at — the thread's own stack, the kernel's arguments,
+// __constant__ and __device__ variables, threadIdx — and leave at once: only device memory, this
+// worker's shared-memory window and the first 64 KB (null pointers) go on to the checks.
+inline void seen(const void* address, std::size_t size, Access kind, const void* pc) {
+  namespace emu = gpulab::emulated;
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  if (a - emu::arena_begin >= emu::arena_end - emu::arena_begin &&
+      a - emu::shared::window_begin >= emu::shared::window_end - emu::shared::window_begin && a >= 65536) {
+    return;
+  }
+  emu::check::access(a, size, kind, pc);
+}
+}  // namespace
+
+extern "C" {
+
+void __tsan_init() {}
+void __tsan_func_entry(void*) {}
+void __tsan_func_exit() {}
+void __tsan_vptr_update(void**, void*) {}
+void __tsan_vptr_read(void**) {}
+
+#define GPULAB_ACCESS_HOOKS(size)                                                                                 \
+  void __tsan_read##size(void* a) { seen(a, size, Access::read, __builtin_return_address(0)); }                   \
+  void __tsan_write##size(void* a) { seen(a, size, Access::write, __builtin_return_address(0)); }                 \
+  void __tsan_unaligned_read##size(void* a) { seen(a, size, Access::read, __builtin_return_address(0)); }         \
+  void __tsan_unaligned_write##size(void* a) { seen(a, size, Access::write, __builtin_return_address(0)); }       \
+  void __tsan_volatile_read##size(void* a) { seen(a, size, Access::volatile_read, __builtin_return_address(0)); } \
+  void __tsan_volatile_write##size(void* a) { seen(a, size, Access::volatile_write, __builtin_return_address(0)); }
+GPULAB_ACCESS_HOOKS(1)
+GPULAB_ACCESS_HOOKS(2)
+GPULAB_ACCESS_HOOKS(4)
+GPULAB_ACCESS_HOOKS(8)
+GPULAB_ACCESS_HOOKS(16)
+#undef GPULAB_ACCESS_HOOKS
+
+void __tsan_read_range(void* a, std::size_t size) { seen(a, size, Access::read, __builtin_return_address(0)); }
+void __tsan_write_range(void* a, std::size_t size) { seen(a, size, Access::write, __builtin_return_address(0)); }
+
+// Atomics: checked (bounds, initcheck), then done for real — blocks run on several cores.
+// Every order is sequentially consistent here: stronger than asked is always right.
+#define GPULAB_SEEN_ATOMIC(a)                                                                       \
+  seen(const_cast<const void*>(static_cast<const volatile void*>(a)), sizeof(*(a)), Access::atomic, \
+       __builtin_return_address(0))
+#define GPULAB_ATOMIC_RMW(bits, T, name, builtin)           \
+  T __tsan_atomic##bits##_##name(volatile T* a, T v, int) { \
+    GPULAB_SEEN_ATOMIC(a);                                  \
+    return builtin(a, v, __ATOMIC_SEQ_CST);                 \
+  }
+#define GPULAB_ATOMIC_HOOKS(bits, T)                                                               \
+  T __tsan_atomic##bits##_load(const volatile T* a, int) {                                         \
+    GPULAB_SEEN_ATOMIC(a);                                                                         \
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                   \
+  }                                                                                                \
+  void __tsan_atomic##bits##_store(volatile T* a, T v, int) {                                      \
+    GPULAB_SEEN_ATOMIC(a);                                                                         \
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                      \
+  }                                                                                                \
+  GPULAB_ATOMIC_RMW(bits, T, exchange, __atomic_exchange_n)                                        \
+  GPULAB_ATOMIC_RMW(bits, T, fetch_add, __atomic_fetch_add)                                        \
+  GPULAB_ATOMIC_RMW(bits, T, fetch_sub, __atomic_fetch_sub)                                        \
+  GPULAB_ATOMIC_RMW(bits, T, fetch_and, __atomic_fetch_and)                                        \
+  GPULAB_ATOMIC_RMW(bits, T, fetch_or, __atomic_fetch_or)                                          \
+  GPULAB_ATOMIC_RMW(bits, T, fetch_xor, __atomic_fetch_xor)                                        \
+  GPULAB_ATOMIC_RMW(bits, T, fetch_nand, __atomic_fetch_nand)                                      \
+  int __tsan_atomic##bits##_compare_exchange_strong(volatile T* a, T* expected, T v, int, int) {   \
+    GPULAB_SEEN_ATOMIC(a);                                                                         \
+    return __atomic_compare_exchange_n(a, expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+  }                                                                                                \
+  int __tsan_atomic##bits##_compare_exchange_weak(volatile T* a, T* expected, T v, int, int) {     \
+    GPULAB_SEEN_ATOMIC(a);                                                                         \
+    return __atomic_compare_exchange_n(a, expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+  }                                                                                                \
+  T __tsan_atomic##bits##_compare_exchange_val(volatile T* a, T expected, T v, int, int) {         \
+    GPULAB_SEEN_ATOMIC(a);                                                                         \
+    __atomic_compare_exchange_n(a, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);       \
+    return expected;                                                                               \
+  }
+GPULAB_ATOMIC_HOOKS(8, std::uint8_t)
+GPULAB_ATOMIC_HOOKS(16, std::uint16_t)
+GPULAB_ATOMIC_HOOKS(32, std::uint32_t)
+GPULAB_ATOMIC_HOOKS(64, std::uint64_t)
+#undef GPULAB_ATOMIC_HOOKS
+#undef GPULAB_ATOMIC_RMW
+#undef GPULAB_SEEN_ATOMIC
+
+void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+}  // extern "C"
