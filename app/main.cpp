@@ -60,7 +60,7 @@ int main(int argc, char** argv) try {
   cli.add_option("--open", o.app.open_results, "Results JSON file(s) to overlay")->check(CLI::ExistingFile);
   cli.add_option("--screenshot", o.screenshot,
                  "Render, wait for --run/--sweep to finish, save the window as this PNG and exit");
-  cli.add_option("--size", o.width, "Window width in pixels")->check(CLI::Range(400, 8192));
+  cli.add_option("--width", o.width, "Window width in pixels")->check(CLI::Range(400, 8192));
   cli.add_option("--height", o.height, "Window height in pixels")->check(CLI::Range(300, 8192));
   cli.add_option("--export", o.app.export_dir,
                  "Folder the Export button saves into (default gpulab-export); with --screenshot, export there too");

@@ -46,7 +46,7 @@ TEST_CASE("the app runs a CPU and emulated sweep of lesson 01 and saves a screen
   const std::string png = (std::filesystem::temp_directory_path() / "gpulab-smoke.png").string();
   std::filesystem::remove(png);
   const auto r = run_command(
-      xvfb("--screenshot " + png + " --lesson 01 --sweep --backend cpu --backend emulated --size 1280 --height 800"),
+      xvfb("--screenshot " + png + " --lesson 01 --sweep --backend cpu --backend emulated --width 1280 --height 800"),
       300);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);

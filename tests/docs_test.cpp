@@ -3,21 +3,17 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <set>
+#include <string>
 
 #include "common/snippets.hpp"
+#include "common/text_file.hpp"
 #include "registry.hpp"
 
 using namespace gpulab;
 
 namespace {
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const std::filesystem::path& path) { return read_text_file(path.string()).value_or(""); }
 const std::filesystem::path root = GPULAB_SOURCE_DIR;
 }  // namespace
 
@@ -54,4 +50,42 @@ TEST_CASE("code quoted in the lesson texts matches the source it comes from", "[
     }
   }
   CHECK(checked > 0);
+}
+
+TEST_CASE("app/README.md names every source file of the app, and the README every kernel folder", "[docs]") {
+  // The maps of the code are checked against what exists, so they cannot go stale.
+  const std::string app_readme = read(root / "app" / "README.md");
+  for (const char* folder : {"core", "ui"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(root / "app" / folder)) {
+      if (entry.path().extension() != ".cpp") continue;
+      CAPTURE(entry.path().filename().string());
+      CHECK(app_readme.find(entry.path().stem().string()) != std::string::npos);
+    }
+  }
+  const std::string readme = read(root / "README.md");
+  for (const auto& entry : std::filesystem::directory_iterator(root / "kernels")) {
+    if (!entry.is_directory() || entry.path().filename() == "common" || entry.path().filename() == "emulator") continue;
+    CAPTURE(entry.path().filename().string());
+    CHECK(readme.find(entry.path().filename().string() + "/") != std::string::npos);
+  }
+}
+
+TEST_CASE("every snippet marked in the sources is quoted by a lesson text", "[docs]") {
+  std::set<std::string> quoted;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "docs" / "lessons")) {
+    if (entry.path().extension() != ".md") continue;
+    for (const SnippetUse& use : snippet_uses(read(entry.path()))) quoted.insert(use.name);
+  }
+  for (const char* folder : {"kernels", "lessons", "exercises"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root / folder)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string text = read(entry.path());
+      for (std::size_t at = 0; (at = text.find("// [snippet:", at)) != std::string::npos; ++at) {
+        const std::size_t end = text.find(']', at);
+        const std::string name = text.substr(at + 12, end - at - 12);
+        CAPTURE(entry.path().string(), name);
+        CHECK(quoted.count(name) == 1);
+      }
+    }
+  }
 }

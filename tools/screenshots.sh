@@ -8,7 +8,7 @@ out=docs/screenshots
 mkdir -p "$out"
 shot() {
   local name="$1"; shift
-  xvfb-run -a -s '-screen 0 1600x1000x24' "$app" --size 1400 --height 860 --screenshot "$out/$name.png" "$@"
+  xvfb-run -a -s '-screen 0 1600x1000x24' "$app" --width 1400 --height 860 --screenshot "$out/$name.png" "$@"
 }
 shot run-lesson01 --lesson 01 --sweep --backend cpu --backend emulated
 shot learn-lesson01 --lesson 01 --view learn

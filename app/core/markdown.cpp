@@ -4,8 +4,8 @@
 #include <md4c.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+
+#include "common/text_file.hpp"
 
 namespace gpulab::app {
 
@@ -199,15 +199,13 @@ std::vector<MarkdownBlock> parse_markdown(std::string_view source) {
 }
 
 std::vector<MarkdownBlock> load_markdown(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) {
     MarkdownBlock missing;
     missing.runs.push_back({"The lesson text " + path + " could not be opened.", true});
     return {missing};
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_markdown(text.str());
+  return parse_markdown(*text);
 }
 
 std::vector<int> hint_numbers(const std::vector<MarkdownBlock>& blocks) {

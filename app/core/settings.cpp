@@ -2,9 +2,9 @@
 #include "core/settings.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "common/text_file.hpp"
 
 namespace gpulab::app {
 
@@ -36,11 +36,9 @@ LoadedSettings parse_settings(const std::string& text) {
 }
 
 LoadedSettings load_settings(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};  // the first start: nothing to remember yet
-  std::ostringstream text;
-  text << in.rdbuf();
-  LoadedSettings loaded = parse_settings(text.str());
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) return {};  // the first start: nothing to remember yet
+  LoadedSettings loaded = parse_settings(*text);
   if (!loaded.problem.empty()) loaded.problem = path + ": " + loaded.problem;
   return loaded;
 }

@@ -8,12 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "common/device_info.hpp"
 #include "common/results_reader.hpp"
+#include "common/text_file.hpp"
 #include "emulator/checker.hpp"
 #include "registry.hpp"
 #include "ui/markdown_view.hpp"
@@ -30,14 +29,9 @@ const char* const kViews[] = {"learn", "code", "run", "visualize", "exercise", "
 const char* const kViewTitles[] = {"Learn", "Code", "Run", "Visualize", "Exercise", "Device"};
 
 std::string read_text(const std::string& path, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open " + path;
-    return {};
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_text_file(path);
+  if (!text) error = "cannot open " + path;
+  return text.value_or("");
 }
 
 // Whether a background job has finished (its result or its exception is waiting).

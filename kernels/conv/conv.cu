@@ -24,8 +24,6 @@ namespace gpulab::conv {
 
 namespace {
 
-unsigned int blocks_of(long items, int block) { return static_cast<unsigned int>((items + block - 1) / block); }
-
 void check_buffers(std::span<const float> x, std::span<const float> w, std::span<float> y, const Shape& shape) {
   gpulab::conv::check_shape(shape);
   if (x.size() != shape.input_size() || w.size() != shape.filter_size() || y.size() != shape.output_size()) {
@@ -69,9 +67,9 @@ __global__ void direct_kernel(const float* x, const float* w, float* y, Shape sh
 void direct(std::span<const float> x, std::span<const float> w, std::span<float> y, const Shape& shape, int block) {
   check_buffers(x, w, y, shape);
   if (y.empty()) return;
-  direct_kernel<<<dim3(blocks_of(static_cast<long>(y.size()), block)), dim3(block)>>>(x.data(), w.data(), y.data(),
-                                                                                      shape);
-  check_launch("direct_kernel", dim3(blocks_of(static_cast<long>(y.size()), block)), dim3(block));
+  direct_kernel<<<dim3(blocks_for(static_cast<long>(y.size()), block)), dim3(block)>>>(x.data(), w.data(), y.data(),
+                                                                                       shape);
+  check_launch("direct_kernel", dim3(blocks_for(static_cast<long>(y.size()), block)), dim3(block));
 }
 
 // ---------------------------------------------------------------- 2. shared-memory tile + constant memory
@@ -162,7 +160,7 @@ void tiled_chunk(const float* x, const float* bias, float* y, const Shape& sh, i
     throw std::invalid_argument("tiled: too many images × filter groups for one grid");
   const std::size_t shared =
       sizeof(float) * tile_extent(kTile * kRows, sh.r, sh.stride) * tile_extent(kTile, sh.s, sh.stride);
-  const dim3 grid(blocks_of(sh.q(), kTile), blocks_of(sh.p(), kTile * kRows), static_cast<unsigned int>(z));
+  const dim3 grid(blocks_for(sh.q(), kTile), blocks_for(sh.p(), kTile * kRows), static_cast<unsigned int>(z));
   tiled_kernel<kBiasRelu, kFilters, kRows><<<grid, dim3(kTileThreads), shared>>>(x, bias, y, sh, k0, k_count);
   check_launch("tiled_kernel<kBiasRelu, kFilters, kRows>", grid, dim3(kTileThreads), shared);
 }
@@ -404,7 +402,7 @@ void implicit_gemm(std::span<const float> x, std::span<const float> w, std::span
                                 " rows; this shape has " + std::to_string(crs));
   }
   const long npq = static_cast<long>(shape.n) * shape.p() * shape.q();
-  const dim3 grid(blocks_of(npq, kBN), blocks_of(shape.k, kBM));
+  const dim3 grid(blocks_for(npq, kBN), blocks_for(shape.k, kBM));
   implicit_gemm_kernel<<<grid, dim3(kGemmThreads), sizeof(int2) * crs>>>(x.data(), w.data(), y.data(), shape);
   check_launch("implicit_gemm_kernel", grid, dim3(kGemmThreads), sizeof(int2) * crs);
 }
@@ -534,18 +532,18 @@ void winograd(std::span<const float> x, std::span<const float> w, std::span<floa
   float* u = workspace.data();
   float* v = u + 16 * K * C;
   float* m = v + 16 * C * T;
-  winograd_filter_kernel<<<dim3(blocks_of(static_cast<long>(K * C), 256)), dim3(256)>>>(w.data(), u, shape.k, shape.c);
-  check_launch("winograd_filter_kernel", dim3(blocks_of(static_cast<long>(K * C), 256)), dim3(256));
-  winograd_input_kernel<<<dim3(blocks_of(static_cast<long>(C * T), 256)), dim3(256)>>>(x.data(), v, shape, tiles.p,
-                                                                                       tiles.q);
-  check_launch("winograd_input_kernel", dim3(blocks_of(static_cast<long>(C * T), 256)), dim3(256));
+  winograd_filter_kernel<<<dim3(blocks_for(static_cast<long>(K * C), 256)), dim3(256)>>>(w.data(), u, shape.k, shape.c);
+  check_launch("winograd_filter_kernel", dim3(blocks_for(static_cast<long>(K * C), 256)), dim3(256));
+  winograd_input_kernel<<<dim3(blocks_for(static_cast<long>(C * T), 256)), dim3(256)>>>(x.data(), v, shape, tiles.p,
+                                                                                        tiles.q);
+  check_launch("winograd_input_kernel", dim3(blocks_for(static_cast<long>(C * T), 256)), dim3(256));
   for (std::size_t e = 0; e < 16; ++e) {
     matmul::warp_tiled({u + e * K * C, K * C}, {v + e * C * T, C * T}, {m + e * K * T, K * T}, shape.k,
                        static_cast<int>(T), shape.c);
   }
-  winograd_output_kernel<<<dim3(blocks_of(static_cast<long>(K * T), 256)), dim3(256)>>>(m, y.data(), shape, tiles.p,
-                                                                                        tiles.q);
-  check_launch("winograd_output_kernel", dim3(blocks_of(static_cast<long>(K * T), 256)), dim3(256));
+  winograd_output_kernel<<<dim3(blocks_for(static_cast<long>(K * T), 256)), dim3(256)>>>(m, y.data(), shape, tiles.p,
+                                                                                         tiles.q);
+  check_launch("winograd_output_kernel", dim3(blocks_for(static_cast<long>(K * T), 256)), dim3(256));
 }
 
 // ---------------------------------------------------------------- 6. the debugging kernel
@@ -595,7 +593,7 @@ void debug_tiled(std::span<const float> x, std::span<const float> w, std::span<f
   const long z = static_cast<long>(shape.n) * shape.k;
   if (z > device_attribute(cudaDevAttrMaxGridDimZ))
     throw std::invalid_argument("debug_tiled: too many images × filters for one grid");
-  const dim3 grid(blocks_of(shape.q(), kTile), blocks_of(shape.p(), kTile), static_cast<unsigned int>(z));
+  const dim3 grid(blocks_for(shape.q(), kTile), blocks_for(shape.p(), kTile), static_cast<unsigned int>(z));
   const dim3 threads(kTileThreads);
   const std::size_t shared_bytes =
       sizeof(float) * tile_extent(kTile, shape.r, shape.stride) * tile_extent(kTile, shape.s, shape.stride);

@@ -458,9 +458,13 @@ std::string end_launch() {
   std::string text = s.first_report;
   std::size_t repeats = 0;
   for (const auto& [key, count] : s.seen) repeats += count - 1;
-  if (!text.empty() && s.seen.size() + repeats > 1) {
-    text += "(and " + std::to_string(s.seen.size() + repeats - 1) + " more report" +
-            (s.seen.size() + repeats == 2 ? "" : "s") + " of this launch on stderr)\n";
+  if (!text.empty() && s.seen.size() > 1) {
+    text += "(and " + std::to_string(s.seen.size() - 1) + " more report" + (s.seen.size() == 2 ? "" : "s") +
+            " of this launch on stderr)\n";
+  }
+  if (!text.empty() && repeats > 0) {
+    text += "(the same error" + std::string(s.seen.size() == 1 ? " was" : "s were") + " seen " +
+            std::to_string(repeats) + " more time" + (repeats == 1 ? "" : "s") + " in this launch)\n";
   }
   return text;
 }

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <vector>
+
+#include "common/text_file.hpp"
 
 namespace gpulab::emulated {
 
@@ -274,11 +274,9 @@ std::string static_shared_declaration(const std::string& s, std::size_t statemen
 }  // namespace
 
 std::string read_source(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::optional<std::string> text = read_text_file(path);
+  if (!text) throw std::invalid_argument("cannot read " + path);
+  return std::move(*text);
 }
 
 std::string rewrite_cuda(const std::string& s, const std::string& file, const RewriteOptions& options) {

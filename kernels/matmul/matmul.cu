@@ -393,20 +393,11 @@ int naive_threads(int block) { return static_cast<int>(block_2d(block).x * block
 
 namespace {
 
-unsigned int tiles(int extent, int tile) { return static_cast<unsigned int>((extent + tile - 1) / tile); }
-
-__global__ void zero_kernel(float* c, int count) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < count) c[i] = 0.0f;
-}
-
-// C = 0 for k = 0 (A · B of an m × 0 and a 0 × n matrix), with a kernel since C is device memory.
+// C = 0 for k = 0 (A · B of an m × 0 and a 0 × n matrix): all-zero bytes are 0.0f.
 bool done_without_products(std::span<float> c, int k) {
   if (c.empty()) return true;
   if (k > 0) return false;
-  const int count = static_cast<int>(c.size());
-  zero_kernel<<<dim3(tiles(count, 256)), dim3(256)>>>(c.data(), count);
-  check_launch("zero_kernel", dim3(tiles(count, 256)), dim3(256));
+  GPULAB_CUDA_CHECK(cudaMemsetAsync(c.data(), 0, c.size_bytes()));
   return true;
 }
 
@@ -418,58 +409,59 @@ void naive(std::span<const float> a, std::span<const float> b, std::span<float> 
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
   const dim3 threads = block_2d(block);
-  naive_kernel<<<dim3(tiles(m, static_cast<int>(threads.x)), tiles(n, static_cast<int>(threads.y))), threads>>>(
-      a.data(), b.data(), c.data(), m, n, k);
-  check_launch("naive_kernel", dim3(tiles(m, static_cast<int>(threads.x)), tiles(n, static_cast<int>(threads.y))),
-               threads);
+  naive_kernel<<<dim3(blocks_for(m, static_cast<int>(threads.x)), blocks_for(n, static_cast<int>(threads.y))),
+                 threads>>>(a.data(), b.data(), c.data(), m, n, k);
+  check_launch("naive_kernel",
+               dim3(blocks_for(m, static_cast<int>(threads.x)), blocks_for(n, static_cast<int>(threads.y))), threads);
 }
 
 void coalesced(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k, int block) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
   const dim3 threads = block_2d(block);
-  coalesced_kernel<<<dim3(tiles(n, static_cast<int>(threads.x)), tiles(m, static_cast<int>(threads.y))), threads>>>(
-      a.data(), b.data(), c.data(), m, n, k);
-  check_launch("coalesced_kernel", dim3(tiles(n, static_cast<int>(threads.x)), tiles(m, static_cast<int>(threads.y))),
-               threads);
+  coalesced_kernel<<<dim3(blocks_for(n, static_cast<int>(threads.x)), blocks_for(m, static_cast<int>(threads.y))),
+                     threads>>>(a.data(), b.data(), c.data(), m, n, k);
+  check_launch("coalesced_kernel",
+               dim3(blocks_for(n, static_cast<int>(threads.x)), blocks_for(m, static_cast<int>(threads.y))), threads);
 }
 
 void shared_tiles(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  shared_tiles_kernel<<<dim3(tiles(n, kTile), tiles(m, kTile)), dim3(kTile, kTile)>>>(a.data(), b.data(), c.data(), m,
-                                                                                      n, k);
-  check_launch("shared_tiles_kernel", dim3(tiles(n, kTile), tiles(m, kTile)), dim3(kTile, kTile));
+  shared_tiles_kernel<<<dim3(blocks_for(n, kTile), blocks_for(m, kTile)), dim3(kTile, kTile)>>>(a.data(), b.data(),
+                                                                                                c.data(), m, n, k);
+  check_launch("shared_tiles_kernel", dim3(blocks_for(n, kTile), blocks_for(m, kTile)), dim3(kTile, kTile));
 }
 
 void register_1d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  register_1d_kernel<<<dim3(tiles(n, k1dBN), tiles(m, k1dBM)), dim3(k1dThreads)>>>(a.data(), b.data(), c.data(), m, n,
-                                                                                   k);
-  check_launch("register_1d_kernel", dim3(tiles(n, k1dBN), tiles(m, k1dBM)), dim3(k1dThreads));
+  register_1d_kernel<<<dim3(blocks_for(n, k1dBN), blocks_for(m, k1dBM)), dim3(k1dThreads)>>>(a.data(), b.data(),
+                                                                                             c.data(), m, n, k);
+  check_launch("register_1d_kernel", dim3(blocks_for(n, k1dBN), blocks_for(m, k1dBM)), dim3(k1dThreads));
 }
 
 void register_2d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  register_2d_kernel<<<dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)>>>(a.data(), b.data(), c.data(), m, n, k);
-  check_launch("register_2d_kernel", dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads));
+  register_2d_kernel<<<dim3(blocks_for(n, kBN), blocks_for(m, kBM)), dim3(kThreads)>>>(a.data(), b.data(), c.data(), m,
+                                                                                       n, k);
+  check_launch("register_2d_kernel", dim3(blocks_for(n, kBN), blocks_for(m, kBM)), dim3(kThreads));
 }
 
 void vectorised(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
-  vectorised_kernel<<<dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads)>>>(
+  vectorised_kernel<<<dim3(blocks_for(n, kBN), blocks_for(m, kBM)), dim3(kThreads)>>>(
       a.data(), b.data(), c.data(), m, n, k, vector_rows(a.data(), k), vector_rows(b.data(), n),
       vector_rows(c.data(), n));
-  check_launch("vectorised_kernel", dim3(tiles(n, kBN), tiles(m, kBM)), dim3(kThreads));
+  check_launch("vectorised_kernel", dim3(blocks_for(n, kBN), blocks_for(m, kBM)), dim3(kThreads));
 }
 
 // The large tile when it still gives every multiprocessor a block, else the small one: a 1024²
 // product has only 32 tiles of 128 × 256 for 132 multiprocessors, but 64 of 128 × 128.
 bool large_warp_tiles(int m, int n) {
-  const long blocks = static_cast<long>(tiles(m, 128)) * tiles(n, 256);
+  const long blocks = static_cast<long>(blocks_for(m, 128)) * blocks_for(n, 256);
   return blocks >= device_attribute(cudaDevAttrMultiProcessorCount);
 }
 
@@ -478,13 +470,15 @@ void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<fl
   if (done_without_products(c, k)) return;
   const bool va = vector_rows(a.data(), k), vb = vector_rows(b.data(), n), vc = vector_rows(c.data(), n);
   if (large_warp_tiles(m, n)) {
-    warp_tiled_kernel<128, 256, 64, 64>
-        <<<dim3(tiles(n, 256), tiles(m, 128)), dim3(kWarpThreads)>>>(a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
-    check_launch("warp_tiled_kernel<128, 256, 64, 64>", dim3(tiles(n, 256), tiles(m, 128)), dim3(kWarpThreads));
+    warp_tiled_kernel<128, 256, 64, 64><<<dim3(blocks_for(n, 256), blocks_for(m, 128)), dim3(kWarpThreads)>>>(
+        a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
+    check_launch("warp_tiled_kernel<128, 256, 64, 64>", dim3(blocks_for(n, 256), blocks_for(m, 128)),
+                 dim3(kWarpThreads));
   } else {
-    warp_tiled_kernel<128, 128, 32, 64>
-        <<<dim3(tiles(n, 128), tiles(m, 128)), dim3(kWarpThreads)>>>(a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
-    check_launch("warp_tiled_kernel<128, 128, 32, 64>", dim3(tiles(n, 128), tiles(m, 128)), dim3(kWarpThreads));
+    warp_tiled_kernel<128, 128, 32, 64><<<dim3(blocks_for(n, 128), blocks_for(m, 128)), dim3(kWarpThreads)>>>(
+        a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
+    check_launch("warp_tiled_kernel<128, 128, 32, 64>", dim3(blocks_for(n, 128), blocks_for(m, 128)),
+                 dim3(kWarpThreads));
   }
 }
 

@@ -2,17 +2,9 @@
 
 #include <cmath>
 
-namespace gpulab::mlp {
+#include "common/mix.hpp"
 
-namespace {
-// SplitMix64's finaliser: parameters are a pure function of (seed, index).
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-}  // namespace
+namespace gpulab::mlp {
 
 std::size_t Layout::weight_offset(int l) const {
   std::size_t offset = 0;
@@ -49,7 +41,7 @@ std::vector<float> initial_parameters(const Layout& layout, std::uint64_t seed) 
     const double limit = std::sqrt(6.0 / (in + out));
     const std::size_t first = layout.weight_offset(l);
     for (std::size_t i = 0; i < layout.weights(l); ++i) {
-      const double unit = static_cast<double>(mix(mix(seed) + first + i) >> 11) * 0x1.0p-53;
+      const double unit = static_cast<double>(mix64(mix64(seed) + first + i) >> 11) * 0x1.0p-53;
       params[first + i] = static_cast<float>(limit * (2 * unit - 1));
     }
   }

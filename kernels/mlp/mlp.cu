@@ -23,8 +23,6 @@ namespace {
 
 constexpr int kTile = 16;
 
-unsigned int blocks_of(long items, int block) { return static_cast<unsigned int>((items + block - 1) / block); }
-
 }  // namespace
 
 // [snippet:gemm_kernel]
@@ -92,11 +90,6 @@ __global__ void sgd_kernel(float* params, const float* grads, float lr, int coun
   if (i < count) params[i] -= lr * grads[i];
 }
 
-__global__ void zero_kernel(float* p, int count) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < count) p[i] = 0.0f;
-}
-
 namespace {
 
 using gpulab::mlp::StepOptions;
@@ -105,7 +98,7 @@ cudaStream_t stream_of(const StepOptions& options) { return static_cast<cudaStre
 template <bool TA, bool TB>
 void gemm(const float* a, const float* b, float* c, int m, int n, int k, const StepOptions& options) {
   if (options.gemm != nullptr) return options.gemm(TA, TB, a, b, c, m, n, k, options.stream);
-  const dim3 grid(blocks_of(n, kTile), blocks_of(m, kTile));
+  const dim3 grid(blocks_for(n, kTile), blocks_for(m, kTile));
   gemm_kernel<TA, TB><<<grid, dim3(kTile, kTile), 0, stream_of(options)>>>(a, b, c, m, n, k);
   check_launch("gemm_kernel<TA, TB>", grid, dim3(kTile, kTile));
 }
@@ -113,14 +106,14 @@ void gemm(const float* a, const float* b, float* c, int m, int n, int k, const S
 // The layer's own kernels, or the ones StepOptions names instead (lesson 07's exercise).
 void bias_sigmoid(float* z, const float* bias, int rows, int cols, const StepOptions& options) {
   if (options.bias_sigmoid != nullptr) return options.bias_sigmoid(z, bias, rows, cols, options.stream);
-  bias_sigmoid_kernel<<<blocks_of(static_cast<long>(rows) * cols, 256), 256, 0, stream_of(options)>>>(z, bias, rows,
-                                                                                                      cols);
-  check_launch("bias_sigmoid_kernel", blocks_of(static_cast<long>(rows) * cols, 256), 256);
+  bias_sigmoid_kernel<<<blocks_for(static_cast<long>(rows) * cols, 256), 256, 0, stream_of(options)>>>(z, bias, rows,
+                                                                                                       cols);
+  check_launch("bias_sigmoid_kernel", blocks_for(static_cast<long>(rows) * cols, 256), 256);
 }
 void column_sums(const float* delta, float* db, int rows, int cols, const StepOptions& options) {
   if (options.column_sums != nullptr) return options.column_sums(delta, db, rows, cols, options.stream);
-  column_sums_kernel<<<blocks_of(cols, 256), 256, 0, stream_of(options)>>>(delta, db, rows, cols);
-  check_launch("column_sums_kernel", blocks_of(cols, 256), 256);
+  column_sums_kernel<<<blocks_for(cols, 256), 256, 0, stream_of(options)>>>(delta, db, rows, cols);
+  check_launch("column_sums_kernel", blocks_for(cols, 256), 256);
 }
 
 int widest(const Layout& net) {
@@ -171,12 +164,11 @@ void forward_layer(const float* w, const float* b, const float* input, float* ou
 
 void output_delta(const float* y, const float* t, float* delta, float* loss, int count, Loss loss_kind,
                   const StepOptions& options) {
-  zero_kernel<<<blocks_of(1, 256), 256, 0, stream_of(options)>>>(loss, 1);
-  check_launch("zero_kernel", blocks_of(1, 256), 256);
+  GPULAB_CUDA_CHECK(cudaMemsetAsync(loss, 0, sizeof(float), stream_of(options)));  // the loss sums into it
   if (count == 0) return;
-  loss_delta_kernel<<<blocks_of(count, 256), 256, 0, stream_of(options)>>>(y, t, delta, loss, count,
-                                                                           loss_kind == Loss::bce);
-  check_launch("loss_delta_kernel", blocks_of(count, 256), 256);
+  loss_delta_kernel<<<blocks_for(count, 256), 256, 0, stream_of(options)>>>(y, t, delta, loss, count,
+                                                                            loss_kind == Loss::bce);
+  check_launch("loss_delta_kernel", blocks_for(count, 256), 256);
 }
 
 void backward_layer(const float* delta, const float* input, const float* w, float* dw, float* db, float* delta_in,
@@ -185,16 +177,16 @@ void backward_layer(const float* delta, const float* input, const float* w, floa
   column_sums(delta, db, batch, out, options);
   if (delta_in == nullptr) return;
   gemm<false, false>(delta, w, delta_in, batch, in, out, options);  // Δ · W
-  sigmoid_derivative_kernel<<<blocks_of(static_cast<long>(batch) * in, 256), 256, 0, stream_of(options)>>>(
+  sigmoid_derivative_kernel<<<blocks_for(static_cast<long>(batch) * in, 256), 256, 0, stream_of(options)>>>(
       delta_in, input, batch * in);
-  check_launch("sigmoid_derivative_kernel", blocks_of(static_cast<long>(batch) * in, 256), 256);
+  check_launch("sigmoid_derivative_kernel", blocks_for(static_cast<long>(batch) * in, 256), 256);
 }
 
 void sgd(float* params, const float* grads, std::size_t count, float lr, const StepOptions& options) {
   if (count == 0) return;
   const auto n = static_cast<int>(count);
-  sgd_kernel<<<blocks_of(n, 256), 256, 0, stream_of(options)>>>(params, grads, lr, n);
-  check_launch("sgd_kernel", blocks_of(n, 256), 256);
+  sgd_kernel<<<blocks_for(n, 256), 256, 0, stream_of(options)>>>(params, grads, lr, n);
+  check_launch("sgd_kernel", blocks_for(n, 256), 256);
 }
 
 std::span<float> step_gradients(const Layout& net, int batch, std::span<float> workspace) {
@@ -535,8 +527,7 @@ void fused_registers_step(const Layout& net, std::span<float> params, std::span<
                                 "; it is built for 2x8x1 and 2x16x1");
   }
   if (batch == 0) {
-    zero_kernel<<<blocks_of(1, 256), 256>>>(loss.data(), 1);
-    check_launch("zero_kernel", blocks_of(1, 256), 256);
+    GPULAB_CUDA_CHECK(cudaMemsetAsync(loss.data(), 0, sizeof(float)));
     return;
   }
   RegisterShapes::launch(net, params, x, t, loss, batch, lr, loss_kind == Loss::bce);

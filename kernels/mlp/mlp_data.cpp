@@ -3,20 +3,16 @@
 #include <cmath>
 #include <numbers>
 
+#include "common/mix.hpp"
+
 namespace gpulab::mlp {
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // Draw k of point i: uniform in [0, 1), a pure function of (seed, i, k).
 double uniform(std::uint64_t seed, int i, int k) {
-  return static_cast<double>(mix(mix(seed) + static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(k)) >> 11) *
+  return static_cast<double>(mix64(mix64(seed) + static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(k)) >>
+                             11) *
          0x1.0p-53;
 }
 

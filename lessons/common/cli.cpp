@@ -182,9 +182,28 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
 }
 
 // The thread map of a small launch, on the GPU when one runs, else emulated.
+// Every lesson, for help and error texts that name which lessons offer what (set by lesson_cli_main).
+const std::vector<const Lesson*>* every_lesson = nullptr;
+
+// "02, 03": the lessons with a hook, as the registry has them — so no text names them by hand.
+template <typename Has>
+std::string lessons_with(Has has) {
+  std::vector<std::string> ids;
+  if (every_lesson != nullptr) {
+    for (const Lesson* l : *every_lesson) {
+      if (has(*l)) ids.push_back(l->id);
+    }
+  }
+  return ids.empty() ? "none" : join(ids, ", ");
+}
+const auto has_thread_map = [](const Lesson& l) { return static_cast<bool>(l.thread_map); };
+const auto has_timeline = [](const Lesson& l) { return static_cast<bool>(l.timeline); };
+const auto trains = [](const Lesson& l) { return static_cast<bool>(l.train); };
+
 int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_runs) {
   if (!lesson.thread_map) {
-    throw UsageError(fmt::format("lesson {} has no thread map (lessons 02 and 03 have one)", lesson.id));
+    throw UsageError(
+        fmt::format("lesson {} has no thread map (lessons with one: {})", lesson.id, lessons_with(has_thread_map)));
   }
   const std::int64_t n = selection.sizes.front();
   if (selection.sizes.size() > 1 || n > lesson.thread_map_max_n) {
@@ -203,7 +222,10 @@ int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_
 
 // One pipeline run recorded on the GPU, beside the serial run (lesson 08); with --json, saved too.
 int print_timeline(const Lesson& lesson, const Selection& selection, const std::string& json, bool gpu_runs) {
-  if (!lesson.timeline) throw UsageError(fmt::format("lesson {} has no timeline (lesson 08 has one)", lesson.id));
+  if (!lesson.timeline) {
+    throw UsageError(
+        fmt::format("lesson {} has no timeline (lessons with one: {})", lesson.id, lessons_with(has_timeline)));
+  }
   const std::vector<Problem> problems = selected_problems(lesson, selection);
   if (problems.size() != 1) throw UsageError("--timeline records one size: --n N or --shape N:CHUNKS:STREAMS");
   if (!gpu_runs) throw UsageError("--timeline records a run on the GPU: " + device_info().reason);
@@ -223,7 +245,10 @@ int print_timeline(const Lesson& lesson, const Selection& selection, const std::
 // A training run (lesson 07): on the one backend asked for, else the GPU where there is one, else
 // the CPU; the variant asked for, else the fastest that fits.
 int print_training(const Lesson& lesson, const Options& o) {
-  if (!lesson.train) throw UsageError(fmt::format("lesson {} does not train anything (lesson 07 does)", lesson.id));
+  if (!lesson.train) {
+    throw UsageError(
+        fmt::format("lesson {} does not train anything (lessons that do: {})", lesson.id, lessons_with(trains)));
+  }
   if (o.epochs && (*o.epochs < 1 || *o.epochs > 100000))
     throw UsageError(fmt::format("--epochs must be between 1 and 100000; got {}", *o.epochs));
   const std::vector<Backend> backends = resolve_backends(o);
@@ -359,7 +384,13 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
 
 }  // namespace
 
-int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
+int lesson_cli_main(const Lesson& lesson, const std::vector<const Lesson*>& lessons, int argc,
+                    const char* const* argv) {
+  every_lesson = &lessons;
+  std::vector<std::string> shape_forms;  // each lesson's --shape, from the lessons themselves
+  for (const Lesson* l : lessons) {
+    if (l->parse_shape) shape_forms.push_back("lesson " + l->id + " " + l->shape_help);
+  }
   const std::string program = fmt::format("lesson{}_{}", lesson.id, lesson.name);
   CLI::App app{fmt::format("GPU Lab lesson {}: {} — {}", lesson.id, lesson.title, lesson.summary), program};
   Options o;
@@ -367,11 +398,11 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
   auto* sizes =
       app.add_option("--sizes", o.sizes, "Several sizes, comma-separated: --sizes 1000,1000000")->delimiter(',');
   auto* sweep = app.add_flag("--sweep", o.sweep, "Run the lesson's sweep of sizes (see --list)");
-  auto* shapes = app.add_option("--shape", o.shapes,
-                                "A problem by its shape where the lesson has one (see --list): lesson 06 "
-                                "NxCxHxW:K:RxS[:pad[:stride]], lesson 07 INxHIDDENxOUT:BATCH, lesson 08 "
-                                "N:CHUNKS:STREAMS; several, comma-separated")
-                     ->delimiter(',');
+  auto* shapes =
+      app.add_option("--shape", o.shapes,
+                     "A problem by its shape where the lesson has one (see --list): " + join(shape_forms, "; ") +
+                         ". Several, comma-separated")
+          ->delimiter(',');
   app.get_option("--n")->excludes(sizes)->excludes(sweep)->excludes(shapes);
   sizes->excludes(sweep)->excludes(shapes);
   sweep->excludes(shapes);
@@ -380,13 +411,16 @@ int lesson_cli_main(const Lesson& lesson, int argc, const char* const* argv) {
       ->delimiter(',')
       ->excludes("--block");
   app.add_flag("--thread-map", o.thread_map,
-               "Print which block, thread and warp handle each element of a small launch (n <= 4096; lesson 02)");
+               "Print which block, thread and warp handle each element of a small launch (lessons " +
+                   lessons_with(has_thread_map) + ")");
   app.add_flag("--timeline", o.timeline,
                "Record one run of a pipeline variant on the GPU, chunk by chunk, beside the serial run, and "
-               "print it (lesson 08; with --json FILE, saved as JSON for the app)");
+               "print it (lessons " +
+                   lessons_with(has_timeline) + "; with --json FILE, saved as JSON for the app)");
   auto* train = app.add_option("--train", o.train,
                                "Train on a dataset (xor, moons, circles, spirals) and print the loss, accuracy "
-                               "and decision boundary (lesson 07)");
+                               "and decision boundary (lessons " +
+                                   lessons_with(trains) + ")");
   app.add_option("--epochs", o.epochs, "Epochs for --train (default: the dataset's)")->needs(train);
   app.add_option("--variant", o.variants, "Variant name(s), comma-separated, or all (default)")->delimiter(',');
   app.add_option("--backend", o.backends, "cpu, gpu, emulated, all (default), or a comma-separated list")

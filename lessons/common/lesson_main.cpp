@@ -11,5 +11,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lesson %s is not in the registry\n", GPULAB_LESSON_ID);
     return gpulab::kExitFailed;
   }
-  return gpulab::lesson_cli_main(*lesson, argc, argv);
+  return gpulab::lesson_cli_main(*lesson, gpulab::all_lessons(), argc, argv);
 }

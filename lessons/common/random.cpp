@@ -5,25 +5,17 @@
 #include <random>
 #include <set>
 
+#include "common/mix.hpp"
+
 namespace gpulab {
 
-namespace {
-// SplitMix64's finaliser: a strong 64-bit mix, cheap enough to call once per element.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
 void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream, float lo, float hi) {
-  const std::uint64_t key = mix(seed ^ mix(stream));
+  const std::uint64_t key = mix64(seed ^ mix64(stream));
   const auto n = static_cast<std::ptrdiff_t>(out.size());
   const double width = static_cast<double>(hi) - lo;
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
-    const double unit = static_cast<double>(mix(key + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
+    const double unit = static_cast<double>(mix64(key + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
     out[static_cast<std::size_t>(i)] = static_cast<float>(lo + width * unit);
   }
 }
@@ -31,9 +23,9 @@ void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream
 std::vector<std::int64_t> sample_indices(std::int64_t extent, std::int64_t count, std::uint64_t seed) {
   if (extent <= 0) return {};
   std::set<std::int64_t> chosen = {0, extent - 1};
-  std::uint64_t state = mix(seed);
+  std::uint64_t state = mix64(seed);
   while (static_cast<std::int64_t>(chosen.size()) < std::min(count, extent)) {
-    chosen.insert(static_cast<std::int64_t>(mix(state++) % static_cast<std::uint64_t>(extent)));
+    chosen.insert(static_cast<std::int64_t>(mix64(state++) % static_cast<std::uint64_t>(extent)));
   }
   return {chosen.begin(), chosen.end()};
 }

@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "common/text_file.hpp"
 
 namespace gpulab {
 
@@ -125,12 +125,10 @@ Report parse_json_report(const std::string& text) {
 }
 
 Report read_json_report(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw BadResultsFile(fmt::format("{}: cannot open the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) throw BadResultsFile(fmt::format("{}: cannot open the file", path));
   try {
-    return parse_json_report(text.str());
+    return parse_json_report(*text);
   } catch (const BadResultsFile& e) {
     throw BadResultsFile(fmt::format("{}: {}", path, e.what()));
   }
