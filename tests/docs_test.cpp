@@ -33,7 +33,11 @@ TEST_CASE("every lesson's text and kernel source exist", "[docs]") {
   for (const Lesson* lesson : all_lessons()) {
     CAPTURE(lesson->id);
     CHECK(std::filesystem::exists(root / lesson->text_file));
-    CHECK(std::filesystem::exists(root / lesson->source_file));
+    REQUIRE_FALSE(lesson->sources.empty());
+    for (const std::string& source : lesson->sources) {
+      CAPTURE(source);
+      CHECK(std::filesystem::exists(root / source));
+    }
   }
 }
 

@@ -28,6 +28,33 @@ namespace {
 const char* const kViews[] = {"learn", "code", "run", "visualize", "exercise", "device"};
 const char* const kViewTitles[] = {"Learn", "Code", "Run", "Visualize", "Exercise", "Device"};
 
+// A lesson's sources as files: each folder gives its source files in name order, the first file
+// stays first, and none comes twice.
+std::vector<std::string> source_paths(const std::string& root, const std::vector<std::string>& sources) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> paths;
+  const auto add = [&](const std::string& p) {
+    if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+  };
+  for (const std::string& entry : sources) {
+    std::error_code ec;
+    if (!fs::is_directory(fs::path(root) / entry, ec)) {
+      add(entry);
+      continue;
+    }
+    std::vector<std::string> files;
+    for (const auto& f : fs::directory_iterator(fs::path(root) / entry, ec)) {
+      const std::string ext = f.path().extension().string();
+      if (ext == ".cu" || ext == ".cuh" || ext == ".cpp" || ext == ".hpp" || ext == ".inc") {
+        files.push_back(entry + "/" + f.path().filename().string());
+      }
+    }
+    std::sort(files.begin(), files.end());
+    for (const std::string& f : files) add(f);
+  }
+  return paths;
+}
+
 std::string read_text(const std::string& path, std::string& error) {
   std::optional<std::string> text = read_text_file(path);
   if (!text) error = "cannot open " + path;
@@ -127,9 +154,12 @@ void AppWindow::load(LessonState& s) {
     }
   }
   s.text = load_markdown(options_.data_dir + "/" + l.text_file);
-  std::string error;
-  s.source = read_text(options_.data_dir + "/" + l.source_file, error);
-  if (!error.empty()) s.source = "// " + error;
+  s.sources.clear();
+  for (const std::string& path : source_paths(options_.data_dir, l.sources)) {
+    std::string error;
+    std::string text = read_text(options_.data_dir + "/" + path, error);
+    s.sources.emplace_back(path, error.empty() ? std::move(text) : "// " + error);
+  }
   if (!l.variants.empty() && l.thread_map) {
     s.map_variant = "";
     // Small enough to see every thread, large enough that the last block runs past the end.
@@ -467,10 +497,17 @@ void AppWindow::draw_grading(const grading::Exercise& exercise) {
 }
 
 void AppWindow::draw_code() {
-  ImGui::TextDisabled("%s", lesson_->source_file.c_str());
-  ImGui::BeginChild("code", {0, 0}, true, ImGuiWindowFlags_HorizontalScrollbar);
-  app::draw_code(state().source, fonts_, true);
-  ImGui::EndChild();
+  // Every file of the lesson, a tab each: its kernels, headers, CPU code and exercise.
+  if (!ImGui::BeginTabBar("sources", ImGuiTabBarFlags_FittingPolicyScroll)) return;
+  for (const auto& [path, text] : state().sources) {
+    if (!ImGui::BeginTabItem(std::filesystem::path(path).filename().string().c_str())) continue;
+    ImGui::TextDisabled("%s", path.c_str());
+    ImGui::BeginChild("code", {0, 0}, true, ImGuiWindowFlags_HorizontalScrollbar);
+    app::draw_code(text, fonts_, true);
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
 }
 
 void AppWindow::draw_parameters() {
@@ -730,7 +767,7 @@ void AppWindow::draw_run() {
 void AppWindow::draw_visualize() {
   LessonState& s = state();
   const Lesson& l = *lesson_;
-  if (l.id == "07") {
+  if (l.live_training) {
     training_view_.draw(gpu_usable_);
     return;
   }
@@ -752,11 +789,10 @@ void AppWindow::draw_visualize() {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(160);
   if (ImGui::InputInt("threads per block", &s.map_block, 16)) s.map_block = std::clamp(s.map_block, 1, 1024);
-  if (l.id == "03") {
+  for (const std::string& v : l.thread_map_variants) {  // the mappings the lesson offers
     ImGui::SameLine();
-    if (ImGui::RadioButton("coalesced", s.map_variant != "transposed")) s.map_variant = "coalesced";
-    ImGui::SameLine();
-    if (ImGui::RadioButton("transposed", s.map_variant == "transposed")) s.map_variant = "transposed";
+    const bool chosen = s.map_variant == v || (s.map_variant.empty() && v == l.thread_map_variants.front());
+    if (ImGui::RadioButton(v.c_str(), chosen)) s.map_variant = v;
   }
   ImGui::SameLine();
   const Backend backend = gpu_usable_ ? Backend::gpu : Backend::emulated;
@@ -810,10 +846,11 @@ void AppWindow::draw_timeline_panel() {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(110);
   if (ImGui::InputInt("streams", &s.timeline_streams)) s.timeline_streams = std::clamp(s.timeline_streams, 1, 64);
-  ImGui::SameLine();
-  if (ImGui::RadioButton("σ(x)", s.timeline_variant == "sigmoid_overlap")) s.timeline_variant = "sigmoid_overlap";
-  ImGui::SameLine();
-  if (ImGui::RadioButton("a + b", s.timeline_variant == "add_overlap")) s.timeline_variant = "add_overlap";
+  for (const auto& [variant, label] : l.timeline_variants) {  // the pipelines the lesson offers
+    ImGui::SameLine();
+    if (s.timeline_variant.empty()) s.timeline_variant = variant;
+    if (ImGui::RadioButton(label.c_str(), s.timeline_variant == variant)) s.timeline_variant = variant;
+  }
   const bool recording = timeline_future_.valid();
   if (gpu_usable_) {
     ImGui::SameLine();
@@ -824,18 +861,18 @@ void AppWindow::draw_timeline_panel() {
           std::launch::async, [&l, shape, v = s.timeline_variant] { return l.timeline(l.parse_shape(shape), v, 256); });
     }
     ImGui::EndDisabled();
-  } else if (!s.timeline && s.timeline_error.empty()) {
+  } else if (!s.timeline && s.timeline_error.empty() && !l.recorded_timeline.empty()) {
     // No GPU here: the timeline recorded on a reference GPU, marked as such.
-    const std::string path = (fs::path(options_.data_dir) / "assets" / "timelines" / "lesson08-h100.json").string();
+    const std::string path = (fs::path(options_.data_dir) / l.recorded_timeline).string();
     try {
       std::string error;
       const std::string text = read_text(path, error);
       if (!error.empty()) throw std::runtime_error(error);
       s.timeline = timeline_from_json(text);
       s.timeline_note = fmt::format(
-          "Recorded on {} ({}): this machine has no GPU to record one. `lesson08_streams --timeline --json FILE` "
+          "Recorded on {} ({}): this machine has no GPU to record one. `lesson{}_{} --timeline --json FILE` "
           "records your own on a GPU.",
-          s.timeline->device, s.timeline->recorded);
+          s.timeline->device, s.timeline->recorded, l.id, l.name);
     } catch (const std::exception& e) {
       s.timeline_error = e.what();
     }

@@ -62,8 +62,8 @@ class AppWindow {
     bool cpu = true, gpu = false, emulated = false;
     std::size_t sweep_max = 0;  // index into lesson.sweep
     std::vector<MarkdownBlock> text;
-    std::string source;
-    std::map<std::string, std::string> badges;  // "variant (backend)" -> message; "" passed
+    std::vector<std::pair<std::string, std::string>> sources;  // (path, text): the Code view's tabs
+    std::map<std::string, std::string> badges;                 // "variant (backend)" -> message; "" passed
     // Visualize
     std::int64_t map_n = 40;
     int map_block = 16;
@@ -73,7 +73,7 @@ class AppWindow {
     // Visualize, lesson 08: the timeline asked for, and the one shown (recorded here or loaded)
     std::int64_t timeline_n = std::int64_t{1} << 24;
     int timeline_chunks = 8, timeline_streams = 4;
-    std::string timeline_variant = "sigmoid_overlap";
+    std::string timeline_variant;  // "": the lesson's first
     std::optional<Timeline> timeline;
     std::string timeline_note, timeline_error;
     // Learn and Exercise: the exercise's hints shown so far, the learner's file as last read

@@ -52,7 +52,8 @@ Lesson make_lesson() {
   l.title = "Vector add";
   l.summary = "c = a + b: kernels, threads and blocks, and why the copies cost more than the math";
   l.text_file = "docs/lessons/01-vector-add.md";
-  l.source_file = "kernels/vector_add/vector_add.cu";
+  l.sources = {"kernels/vector_add/vector_add.cu", "kernels/vector_add", "exercises/01_vector_add",
+               "lessons/01_vector_add/vector_add_program.cu"};
   l.size_help = "elements per vector";
   use_array_sizes(l);
   l.counts = counts_of;

@@ -65,7 +65,8 @@ Lesson make_lesson() {
   l.title = "Thread hierarchy";
   l.summary = "Grids, blocks, threads and warps: the global index, the 1024-thread limit, block sizes and occupancy";
   l.text_file = "docs/lessons/02-thread-hierarchy.md";
-  l.source_file = "kernels/thread_hierarchy/thread_hierarchy.cu";
+  l.sources = {"kernels/thread_hierarchy/thread_hierarchy.cu", "kernels/thread_hierarchy",
+               "exercises/02_thread_hierarchy"};
   l.size_help = "elements";
   use_array_sizes(l);
   l.default_n = 500000;  // the <<<1, 500000>>> that fails, by default

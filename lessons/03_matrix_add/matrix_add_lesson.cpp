@@ -100,7 +100,7 @@ Lesson make_lesson() {
   l.title = "Matrix add";
   l.summary = "C = A + B on a 2-D grid: dim3, rows and columns, and why the mapping of threads matters";
   l.text_file = "docs/lessons/03-matrix-add.md";
-  l.source_file = "kernels/matrix_add/matrix_add.cu";
+  l.sources = {"kernels/matrix_add/matrix_add.cu", "kernels/matrix_add", "exercises/03_matrix_add"};
   l.size_help = "rows = columns of the square matrices";
   l.default_n = 1024;
   l.max_n = 65535;
@@ -113,6 +113,7 @@ Lesson make_lesson() {
   l.make_instance = make_instance_of;
   l.thread_map = thread_map_of;
   l.thread_map_max_n = 64;
+  l.thread_map_variants = {"coalesced", "transposed"};
   l.variants = {
       {"cpu_row_order",
        "One CPU thread, inner loop along a row (consecutive addresses)",

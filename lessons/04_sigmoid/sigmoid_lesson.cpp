@@ -101,7 +101,7 @@ Lesson make_lesson() {
   l.title = "Sigmoid";
   l.summary = "σ(x) with a __device__ function: expf against __expf, a stable form, and operator fusion";
   l.text_file = "docs/lessons/04-sigmoid.md";
-  l.source_file = "kernels/sigmoid/sigmoid.cu";
+  l.sources = {"kernels/sigmoid/sigmoid.cu", "kernels/sigmoid", "exercises/04_sigmoid"};
   l.size_help = "elements";
   use_array_sizes(l);
   l.counts = counts_of;

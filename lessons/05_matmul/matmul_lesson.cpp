@@ -187,7 +187,7 @@ Lesson make_lesson() {
   l.title = "Matrix multiply";
   l.summary = "SGEMM from one thread per element to warp tiles and double buffering, against cuBLAS and OpenBLAS";
   l.text_file = "docs/lessons/05-matmul.md";
-  l.source_file = "kernels/matmul/matmul.cu";
+  l.sources = {"kernels/matmul/matmul.cu", "kernels/matmul", "exercises/05_matmul"};
   l.size_help = "n for n × n matrices (m = n = k)";
   l.default_n = 1024;
   l.max_n = 16384;

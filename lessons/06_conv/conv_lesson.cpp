@@ -440,7 +440,7 @@ Lesson make_lesson() {
       "Direct, shared-memory tiles, im2col + GEMM, implicit GEMM, Winograd, FFT and a fused layer, "
       "against cuDNN";
   l.text_file = "docs/lessons/06-conv.md";
-  l.source_file = "kernels/conv/conv.cu";
+  l.sources = {"kernels/conv/conv.cu", "kernels/conv", "kernels/matmul/warp_tile.cuh", "exercises/06_conv"};
   l.size_help = "image side: a batch of 8 images of 16 channels, n × n, through 16 filters of 3 × 3";
   l.default_n = 56;
   l.max_n = 2048;

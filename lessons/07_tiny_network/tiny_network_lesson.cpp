@@ -208,7 +208,7 @@ Lesson make_lesson() {
       "One training step of y = σ(Wx + b) layers: CPU, layer by layer on the GPU (own GEMMs or cuBLAS, launched one "
       "by one or as a CUDA graph), and fused into one kernel";
   l.text_file = "docs/lessons/07-tiny-network.md";
-  l.source_file = "kernels/mlp/mlp.cu";
+  l.sources = {"kernels/mlp/mlp.cu", "kernels/mlp", "exercises/07_tiny_network"};
   l.size_help = "batch size, for the 2 → 16 → 1 network";
   l.default_n = 64;
   l.max_n = 1 << 20;
@@ -250,6 +250,7 @@ Lesson make_lesson() {
   l.variants[l.variants.size() - 3].applies = fused_applies;
   l.variants[l.variants.size() - 2].applies = registers_apply;
   l.train = mlp::training_report;
+  l.live_training = true;
   return l;
 }
 

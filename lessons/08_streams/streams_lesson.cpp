@@ -322,7 +322,7 @@ Lesson make_lesson() {
   l.title = "Streams and async copies";
   l.summary = "Pinned memory, copies and kernels overlapped over streams, CUDA graphs, stream-ordered memory pools";
   l.text_file = "docs/lessons/08-streams.md";
-  l.source_file = "kernels/streams/streams.cu";
+  l.sources = {"kernels/streams/streams.cu", "kernels/streams"};
   l.size_help = "elements per array";
   l.default_n = std::int64_t{1} << 24;
   l.max_n = std::int64_t{1} << 30;
@@ -338,6 +338,8 @@ Lesson make_lesson() {
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
   l.timeline = timeline_of;
+  l.timeline_variants = {{"sigmoid_overlap", "σ(x)"}, {"add_overlap", "a + b"}};
+  l.recorded_timeline = "assets/timelines/lesson08-h100.json";
   const auto add = Workload::add, sig = Workload::sigmoid;
   l.variants = {
       variant(add, "cpu_add", "c = a + b on every CPU core: nothing to copy", cpu(add, "cpu_add"), false),

@@ -267,7 +267,7 @@ Lesson make_lesson() {
   l.title = "Mixed precision and tensor cores";
   l.summary = "FP16 and BF16 storage with FP32 sums: WMMA tensor-core kernels, cuBLAS FP16/BF16/TF32, and their error";
   l.text_file = "docs/lessons/09-mixed-precision.md";
-  l.source_file = "kernels/mixed/wmma_gemm.cu";
+  l.sources = {"kernels/mixed/wmma_gemm.cu", "kernels/mixed"};
   l.size_help = "n for n × n matrices (m = n = k)";
   l.default_n = 2048;
   l.max_n = 16384;

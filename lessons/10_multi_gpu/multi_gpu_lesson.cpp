@@ -351,7 +351,7 @@ Lesson make_lesson() {
   l.title = "Several GPUs";
   l.summary = "Lesson 07's training step over several GPUs: data parallel with NCCL all-reduce, and model parallel";
   l.text_file = "docs/lessons/10-multi-gpu.md";
-  l.source_file = "kernels/multi_gpu/multi_gpu.cpp";
+  l.sources = {"kernels/multi_gpu/multi_gpu.cpp", "kernels/multi_gpu", "kernels/mlp/mlp.cu"};
   l.size_help = "examples per GPU, 784 → 128 → 10 on every visible GPU (--shape for others)";
   l.default_n = 128;
   l.max_n = 1 << 16;

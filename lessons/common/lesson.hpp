@@ -117,13 +117,15 @@ struct Variant {
 };
 
 struct Lesson {
-  std::string id;           // "01"
-  std::string name;         // "vector_add"
-  std::string title;        // "Vector add"
-  std::string summary;      // one line for lists
-  std::string text_file;    // the lesson's text, relative to the repository
-  std::string source_file;  // the kernels a learner reads
-  std::string size_help;    // what --n means: "elements per vector"
+  std::string id;         // "01"
+  std::string name;       // "vector_add"
+  std::string title;      // "Vector add"
+  std::string summary;    // one line for lists
+  std::string text_file;  // the lesson's text, relative to the repository
+  // What a learner reads in the Code view, a tab a file: files, or folders whose every source file
+  // (.cu .cuh .cpp .hpp .inc) is shown. The first is the lesson's main kernel file.
+  std::vector<std::string> sources;
+  std::string size_help;  // what --n means: "elements per vector"
   std::int64_t default_n = 1;
   std::int64_t max_n = 1;
   std::vector<std::int64_t> sweep;
@@ -147,7 +149,8 @@ struct Lesson {
   // and the app's Visualize view), recorded on the GPU or emulated.
   // `variant` picks the mapping where the lesson has several ("": its first).
   std::function<ThreadMap(std::int64_t n, int block, Backend backend, const std::string& variant)> thread_map = {};
-  std::int64_t thread_map_max_n = 0;  // the largest n a thread map is drawn for
+  std::int64_t thread_map_max_n = 0;                  // the largest n a thread map is drawn for
+  std::vector<std::string> thread_map_variants = {};  // the mappings the app offers (empty: only the first)
   // Optional: a training run from the command line (--train DATASET, lesson 07): the text to
   // print. `variant` "" picks the fastest that fits; `epochs` 0 the dataset's default. Throws
   // std::invalid_argument for a request it cannot run.
@@ -157,6 +160,12 @@ struct Lesson {
   // run of the same work (--timeline and the app's Visualize view, lesson 08). `variant` "": the
   // lesson's first that has one. Throws NotApplicable for a variant without one.
   std::function<Timeline(const Problem& problem, const std::string& variant, int block)> timeline = {};
+  // The pipelines the app's timeline offers, as {variant, label}, and a timeline recorded on a
+  // reference GPU (a path in the data folder) it shows where there is no GPU.
+  std::vector<std::pair<std::string, std::string>> timeline_variants = {};
+  std::string recorded_timeline = {};
+  // The app's Visualize view trains the lesson's network live (loss, accuracy, decision boundary).
+  bool live_training = false;
   std::vector<Variant> variants;
 };
 
