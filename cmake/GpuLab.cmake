@@ -36,8 +36,13 @@ set(GPULAB_CHECKED_FLAGS -g1 -gdwarf-4 -fsanitize=thread --param=tsan-instrument
 # source rewrite (kernels/emulator/rewrite.hpp) moves the file's namespace gpulab::X to
 # gpulab::gpu::X or gpulab::emulated::X, so both builds live in one program, and for the emulator
 # turns kernel<<<...>>>(...) into a call of the emulator; `#line` keeps messages on the original.
-# GPU_ONLY files (tensor cores, copy engines, cuFFT) build for the GPU alone.
+# A third generated file gives each launcher its one name, gpulab::X::name, which calls the build
+# of the device backend the calling thread has chosen (common/backend.hpp): code that calls a
+# launcher is written once for every backend.
+# GPU_ONLY files (tensor cores, copy engines, cuFFT) build for the GPU alone, each as FILE:WHAT it
+# needs, which their launchers name when asked to run elsewhere.
 #   gpulab_add_kernels(gpulab_vector_add CPU vector_add_cpu.cpp CUDA vector_add.cu)
+#   gpulab_add_kernels(gpulab_mixed CPU mixed_cpu.cpp GPU_ONLY "wmma_gemm.cu:the tensor cores")
 # LEARNER: warnings as for gpulab_warnings(... LEARNER).
 function(gpulab_add_kernels name)
   cmake_parse_arguments(ARG "LEARNER" "" "CPU;CUDA;GPU_ONLY" ${ARGN})
@@ -47,16 +52,36 @@ function(gpulab_add_kernels name)
     set(learner LEARNER)
   endif()
   set(emulated_sources)
-  foreach(cu IN LISTS ARG_CUDA ARG_GPU_ONLY)
+  set(dispatch_sources)
+  foreach(entry IN LISTS ARG_CUDA ARG_GPU_ONLY)
+    set(needs)
+    set(cu ${entry})
+    set(dispatched ON)
+    if(entry IN_LIST ARG_GPU_ONLY)
+      string(REPLACE ":" ";" parts "${entry}")
+      list(GET parts 0 cu)
+      list(LENGTH parts count)
+      if(count EQUAL 2)
+        list(GET parts 1 needs)
+      else()
+        # Not yet one name: its launchers are gpulab::gpu::X::name (streams' classes, cuFFT).
+        set(dispatched OFF)
+        set(needs none)
+      endif()
+    endif()
     get_filename_component(source ${cu} ABSOLUTE)
     get_filename_component(stem ${cu} NAME)
-    if(NOT cu IN_LIST ARG_GPU_ONLY)
+    set(dispatch_flags)
+    if(NOT needs)
       set(emulated ${CMAKE_CURRENT_BINARY_DIR}/emulated/${stem}.cpp)
       add_custom_command(OUTPUT ${emulated}
         COMMAND gpulab_cuda_rewrite --emulated --namespace emulated ${source} ${emulated}
         DEPENDS ${source} gpulab_cuda_rewrite
         COMMENT "Rewriting ${stem} for the emulator" VERBATIM)
       list(APPEND emulated_sources ${emulated})
+      list(APPEND dispatch_flags --emulated)
+    else()
+      list(APPEND dispatch_flags --needs ${needs})
     endif()
     if(GPULAB_HAVE_CUDA)
       set(gpu ${CMAKE_CURRENT_BINARY_DIR}/gpu/${stem})
@@ -65,8 +90,20 @@ function(gpulab_add_kernels name)
         DEPENDS ${source} gpulab_cuda_rewrite
         COMMENT "Rewriting ${stem} for the GPU build" VERBATIM)
       target_sources(${name} PRIVATE ${gpu})
+      list(APPEND dispatch_flags --gpu)
     endif()
+    if(NOT dispatched)
+      continue()
+    endif()
+    get_filename_component(stem_we ${cu} NAME_WE)
+    set(dispatch ${CMAKE_CURRENT_BINARY_DIR}/dispatch/${stem_we}_launchers.cpp)
+    add_custom_command(OUTPUT ${dispatch}
+      COMMAND gpulab_cuda_rewrite --dispatch ${dispatch_flags} ${source} ${dispatch}
+      DEPENDS ${source} gpulab_cuda_rewrite
+      COMMENT "The launchers of ${stem}, one name each" VERBATIM)
+    list(APPEND dispatch_sources ${dispatch})
   endforeach()
+  target_sources(${name} PRIVATE ${dispatch_sources})
   if(emulated_sources)
     # Its own object library: the emulator's include folder first and the CUDA toolkit's not at
     # all, so <cuda_runtime.h> is the emulator's.
@@ -110,12 +147,19 @@ function(gpulab_add_cuda_executable name source)
   endif()
 endfunction()
 
-# A lesson: its library (workload, variants, checks) and its standalone executable.
+# A lesson: its library (workload, variants, checks) and its standalone executable. GPU_ONLY
+# files (FILE:WHAT it needs) hold runs that only a GPU can do; built like a kernel library's,
+# their functions say what they need where there is no GPU (see gpulab_add_kernels).
 #   gpulab_add_lesson(01 vector_add SOURCES lesson.cpp KERNELS gpulab_vector_add)
 function(gpulab_add_lesson number name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;KERNELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;KERNELS;GPU_ONLY" ${ARGN})
   set(lib gpulab_lesson${number})
   add_library(${lib} STATIC ${ARG_SOURCES})
+  if(ARG_GPU_ONLY)
+    gpulab_add_kernels(${lib}_gpu GPU_ONLY ${ARG_GPU_ONLY})
+    target_link_libraries(${lib}_gpu PUBLIC gpulab_harness ${ARG_KERNELS} PRIVATE fmt::fmt-header-only)
+    target_link_libraries(${lib} PUBLIC ${lib}_gpu)
+  endif()
   # Every lesson runs its exercise as the variant `yours`.
   target_link_libraries(${lib} PUBLIC gpulab_harness ${ARG_KERNELS} gpulab_exercises)
   gpulab_warnings(${lib})

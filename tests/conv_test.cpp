@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "06_conv/conv_check.hpp"
+#include "common/backend.hpp"
 #include "common/random.hpp"
 #include "common/results.hpp"
 #include "common/targets.hpp"
@@ -111,9 +112,10 @@ TEST_CASE("layer shapes (--shape) parse, and what the kernels cannot take is ref
 
 TEST_CASE("the convolution launchers refuse buffers that do not match the shape", "[conv]") {
   const conv::Shape s{1, 2, 8, 8, 3, 3, 3, 1, 1};
+  UseDevice on_emulator(Backend::emulated);
   emulated::DeviceBuffer<float> x(s.input_size(), "x"), w(s.filter_size(), "w"), y(s.output_size() - 1, "y");
-  CHECK_THROWS_AS(emulated::conv::direct(x.span(), w.span(), y.span(), s, 256), std::invalid_argument);
-  CHECK_THROWS_AS(emulated::conv::implicit_gemm(x.span(), w.span(), y.span(), s), std::invalid_argument);
-  CHECK_FALSE(emulated::conv::winograd_applies({1, 2, 8, 8, 3, 5, 5, 2, 1}));
-  CHECK_FALSE(emulated::conv::winograd_applies({1, 2, 8, 8, 3, 3, 3, 1, 2}));
+  CHECK_THROWS_AS(conv::direct(x.span(), w.span(), y.span(), s, 256), std::invalid_argument);
+  CHECK_THROWS_AS(conv::implicit_gemm(x.span(), w.span(), y.span(), s), std::invalid_argument);
+  CHECK_FALSE(conv::winograd_applies({1, 2, 8, 8, 3, 5, 5, 2, 1}));
+  CHECK_FALSE(conv::winograd_applies({1, 2, 8, 8, 3, 3, 3, 1, 2}));
 }

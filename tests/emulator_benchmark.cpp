@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/backend.hpp"
 #include "common/random.hpp"
 #include "common/stats.hpp"
 #include "emulator/device.hpp"
@@ -59,8 +60,8 @@ int main(int argc, char** argv) try {
     for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
     sink = c[n / 2];
   });
-  const double add_emulated =
-      median_ms(reps, [&] { emulated::vector_add::blocks(da.span(), db.span(), dc.span(), 256); });
+  UseDevice on_emulator(Backend::emulated);
+  const double add_emulated = median_ms(reps, [&] { vector_add::blocks(da.span(), db.span(), dc.span(), 256); });
   report("vector add, 2^22 (no barriers)", add_loop, add_emulated, 10);
 
   // Tiled matrix multiply, n = 512: two barriers per 16-wide step of k.
@@ -84,7 +85,7 @@ int main(int argc, char** argv) try {
     sink = mc[size / 2];
   });
   const double mm_emulated =
-      median_ms(reps, [&] { emulated::test_kernels::tiled_matmul(dma.span(), dmb.span(), dmc.span(), m); });
+      median_ms(reps, [&] { test_kernels::tiled_matmul(dma.span(), dmb.span(), dmc.span(), m); });
   report("tiled matmul, n = 512 (barriers)", mm_loop, mm_emulated, 30);
 
   // Shared-memory tree reduction of each 256-element block, 2^22 floats: 9 barriers a thread.
@@ -99,8 +100,7 @@ int main(int argc, char** argv) try {
     }
     sink = sums[0];
   });
-  const double sum_emulated =
-      median_ms(reps, [&] { emulated::test_kernels::block_sums(da.span(), dsums.span(), block); });
+  const double sum_emulated = median_ms(reps, [&] { test_kernels::block_sums(da.span(), dsums.span(), block); });
   report("block reduction, 2^22 (barriers)", sum_loop, sum_emulated, 30);
   return 0;
 } catch (const std::exception& e) {

@@ -1,5 +1,5 @@
 // The emulator's model of CUDA, through small kernels built from one source for both targets.
-// Compiled twice: GPULAB_TEST_TARGET = emulated (label emu, runs everywhere) and gpu (label gpu),
+// Compiled twice: GPULAB_TEST_ON_GPU = 0 (label emu, runs everywhere) and 1 (label gpu),
 // so the same checks hold on the emulator and on a real GPU. The tests marked [emulator-only]
 // show what only the emulator promises (a missing barrier fails, checked mode, deadlocks).
 #include <catch2/catch.hpp>
@@ -18,12 +18,14 @@
 using namespace gpulab;
 using Catch::Matchers::Contains;
 
-namespace k = gpulab::GPULAB_TEST_TARGET::test_kernels;
+namespace k = gpulab::test_kernels;
 #if GPULAB_TEST_ON_GPU
 using Target = GpuTarget;
 #else
 using Target = EmulatedTarget;
 #endif
+// Every launcher this test calls runs on its target (the tests run on the main thread).
+[[maybe_unused]] const UseDevice kOnTarget(Target::backend);
 template <typename T>
 using Buffer = Target::DeviceBuffer<T>;
 
@@ -240,7 +242,8 @@ TEST_CASE("launch configurations are accepted or refused by the rules of a real 
 #if GPULAB_TEST_ON_GPU
     // The emulator refuses the same configuration with the same CUDA error.
     try {
-      emulated::test_kernels::empty_launch(c.grid, c.block, c.shared);
+      UseDevice on_emulator(Backend::emulated);
+      k::empty_launch(c.grid, c.block, c.shared);
       FAIL("the emulator accepted a launch the GPU refused");
     } catch (const CudaError& emulated_error) {
       CHECK(emulated_error.code() == e.code());

@@ -2,6 +2,7 @@
 // awkward sizes, on every backend: variants_test).
 #include <catch2/catch.hpp>
 
+#include "common/backend.hpp"
 #include "common/random.hpp"
 #include "common/verify.hpp"
 #include "emulator/memory.hpp"
@@ -25,9 +26,10 @@ TEST_CASE("both thread mappings add rectangular matrices, wide and tall", "[matr
   da.copy_from(a);
   db.copy_from(b);
   dc.fill_bytes(kPoisonByte);
-  const auto launch = mapping == 0   ? emulated::matrix_add::coalesced
-                      : mapping == 1 ? emulated::matrix_add::coalesced_float4
-                                     : emulated::matrix_add::transposed;
+  UseDevice on_emulator(Backend::emulated);
+  const auto launch = mapping == 0   ? matrix_add::coalesced
+                      : mapping == 1 ? matrix_add::coalesced_float4
+                                     : matrix_add::transposed;
   launch(da.span(), db.span(), dc.span(), rows, cols, threads);
   dc.copy_to(c);
   const CheckResult r = compare(c, expected, {1.2e-7, 0}, "matrix_add");

@@ -28,11 +28,9 @@ namespace {
 #if GPULAB_TEST_ON_GPU
 constexpr Backend kBackend = Backend::gpu;
 using Target = GpuTarget;
-namespace device = gpulab::gpu::mlp;
 #else
 constexpr Backend kBackend = Backend::emulated;
 using Target = EmulatedTarget;
-namespace device = gpulab::emulated::mlp;
 #endif
 using Buffer = Target::DeviceBuffer<float>;
 
@@ -166,16 +164,17 @@ TEST_CASE("the emulated fused steps train two moons and spirals with the CPU's l
 #endif
 
 TEST_CASE("the fused step refuses a network that does not fit one block, and bad block sizes", "[mlp]") {
+  UseDevice on_device(kBackend);
   const Layout net{{784, 128, 10}};
-  CHECK_FALSE(device::fused_fits(net, 128));
+  CHECK_FALSE(mlp::fused_fits(net, 128));
   Buffer params(net.parameters(), "params"), x(784 * 128, "x"), t(10 * 128, "t"), loss(1, "loss");
-  CHECK_THROWS_WITH(device::fused_step(net, params.span(), x.span(), t.span(), 128, 0.1f, Loss::mse, loss.span()),
+  CHECK_THROWS_WITH(mlp::fused_step(net, params.span(), x.span(), t.span(), 128, 0.1f, Loss::mse, loss.span()),
                     Catch::Matchers::Contains("48 KB"));
   const Layout tiny{{2, 16, 1}};
   Buffer p(tiny.parameters(), "params");
   for (int threads : {0, 48, 1024}) {
     CAPTURE(threads);
-    CHECK_THROWS_WITH(device::fused_step(tiny, p.span(), x.span(), t.span(), 4, 0.1f, Loss::mse, loss.span(), threads),
+    CHECK_THROWS_WITH(mlp::fused_step(tiny, p.span(), x.span(), t.span(), 4, 0.1f, Loss::mse, loss.span(), threads),
                       Catch::Matchers::Contains("whole warps"));
   }
 }

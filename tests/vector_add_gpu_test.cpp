@@ -31,7 +31,7 @@ TEST_CASE("a refused launch throws with the kernel, its configuration and CUDA's
           "[vector_add][gpu][launch-error]") {
   gpu::DeviceBuffer<float> a(100), b(100), c(100);
   try {
-    gpu::vector_add::blocks(a.span(), b.span(), c.span(), 4096);
+    vector_add::blocks(a.span(), b.span(), c.span(), 4096);
     FAIL("expected CudaError");
   } catch (const CudaError& e) {
     const auto code = static_cast<cudaError_t>(e.code());
@@ -40,7 +40,7 @@ TEST_CASE("a refused launch throws with the kernel, its configuration and CUDA's
                              Contains(cudaGetErrorString(code)) && Contains(cudaGetErrorName(code)));
   }
   // The error was cleared: the next launch works.
-  CHECK_NOTHROW(gpu::vector_add::blocks(a.span(), b.span(), c.span(), 128));
+  CHECK_NOTHROW(vector_add::blocks(a.span(), b.span(), c.span(), 128));
   GPULAB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -56,7 +56,7 @@ TEST_CASE("a kernel that misses elements is caught by the poisoned output", "[ve
   db.copy_from(b);
   dc.fill_bytes(kPoisonByte);
   // Only the first 4096 elements are given to the kernel, as a grid that is too small would.
-  gpu::vector_add::blocks(da.span().first(4096), db.span().first(4096), dc.span().first(4096), 256);
+  vector_add::blocks(da.span().first(4096), db.span().first(4096), dc.span().first(4096), 256);
   dc.copy_to(c);
   const CheckResult r = compare(c, expected, {1.2e-7, 0}, "vector_add blocks (gpu)");
   CHECK_FALSE(r.passed);
@@ -74,7 +74,7 @@ TEST_CASE("the float4 kernel handles spans that are not 16-byte aligned and empt
   db.copy_from(b);
   dc.fill_bytes(kPoisonByte);
   // Offsetting by one float breaks the 16-byte alignment float4 needs.
-  gpu::vector_add::grid_stride_float4(da.span().subspan(1), db.span().subspan(1), dc.span().subspan(1), 128);
+  vector_add::grid_stride_float4(da.span().subspan(1), db.span().subspan(1), dc.span().subspan(1), 128);
   std::vector<float> all(n);
   dc.copy_to(all);
   std::copy(all.begin() + 1, all.end(), c.begin());
@@ -85,10 +85,10 @@ TEST_CASE("the float4 kernel handles spans that are not 16-byte aligned and empt
   CHECK(r.passed);
 
   std::span<float> none;
-  CHECK_NOTHROW(gpu::vector_add::single_block(none, none, none, 256));
-  CHECK_NOTHROW(gpu::vector_add::blocks(none, none, none, 256));
-  CHECK_NOTHROW(gpu::vector_add::grid_stride(none, none, none, 256));
-  CHECK_NOTHROW(gpu::vector_add::grid_stride_float4(none, none, none, 256));
+  CHECK_NOTHROW(vector_add::single_block(none, none, none, 256));
+  CHECK_NOTHROW(vector_add::blocks(none, none, none, 256));
+  CHECK_NOTHROW(vector_add::grid_stride(none, none, none, 256));
+  CHECK_NOTHROW(vector_add::grid_stride_float4(none, none, none, 256));
 }
 
 TEST_CASE("the device query reports a usable GPU", "[device][gpu]") {

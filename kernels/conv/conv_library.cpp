@@ -11,7 +11,7 @@
 #include "common/cuda_error.hpp"
 #include "common/gpu_memory.hpp"
 
-namespace gpulab::gpu::conv {
+namespace gpulab::conv {
 
 namespace {
 
@@ -138,4 +138,4 @@ std::string cudnn_algorithm(const Shape& shape) {
   return plan_for<CudnnPlan>(shape).name;
 }
 
-}  // namespace gpulab::gpu::conv
+}  // namespace gpulab::conv

@@ -1,6 +1,7 @@
 #pragma once
 // The convolution variants built on NVIDIA's libraries (GPU only): FFT with cuFFT, and cuDNN
-// (im2col + cuBLAS is conv.hpp's im2col_gemm with matmul::cublas). Device memory throughout.
+// (im2col + cuBLAS is conv.hpp's im2col_gemm with matmul::cublas; both build for the GPU alone). Device memory
+// throughout.
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -8,9 +9,7 @@
 
 #include "conv/conv_shape.hpp"
 
-namespace gpulab::gpu::conv {
-
-using gpulab::conv::Shape;
+namespace gpulab::conv {
 
 // Convolution theorem: zero-pad every image and filter to L_h × L_w (sizes cuFFT factors well),
 // transform (R2C), multiply by the filters' conjugate spectra and sum over channels, transform
@@ -37,4 +36,4 @@ void cudnn(std::span<const float> x, std::span<const float> w, std::span<float> 
 // The algorithm cudnn() used for this shape, by name ("IMPLICIT_PRECOMP_GEMM, workspace 1.2 MB").
 std::string cudnn_algorithm(const Shape& shape);
 
-}  // namespace gpulab::gpu::conv
+}  // namespace gpulab::conv

@@ -1,5 +1,7 @@
 // gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT: the build's step
 // before compiling a CUDA file for a target (see emulator/rewrite.hpp).
+// gpulab_cuda_rewrite --dispatch [--gpu] [--emulated | --needs WHAT] INPUT.cu OUTPUT.cpp: the one
+// name of each of its launchers, calling the build of the thread's device backend.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -10,11 +12,20 @@
 int main(int argc, char** argv) try {
   gpulab::emulated::RewriteOptions options;
   options.emulated = false;
+  gpulab::emulated::DispatchOptions dispatch;
+  bool dispatching = false;
   std::string input, output;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--emulated") {
+    if (arg == "--dispatch") {
+      dispatching = true;
+    } else if (arg == "--gpu") {
+      dispatch.gpu = true;
+    } else if (arg == "--needs" && i + 1 < argc) {
+      dispatch.needs = argv[++i];
+    } else if (arg == "--emulated") {
       options.emulated = true;
+      dispatch.emulated = true;
     } else if (arg == "--namespace" && i + 1 < argc) {
       options.backend_namespace = argv[++i];
     } else if (input.empty()) {
@@ -27,7 +38,8 @@ int main(int argc, char** argv) try {
     }
   }
   if (input.empty() || output.empty()) {
-    std::cerr << "usage: gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT\n";
+    std::cerr << "usage: gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT\n"
+                 "       gpulab_cuda_rewrite --dispatch [--gpu] [--emulated | --needs WHAT] INPUT.cu OUTPUT.cpp\n";
     return 2;
   }
   std::string text;
@@ -37,7 +49,8 @@ int main(int argc, char** argv) try {
     std::cerr << "gpulab_cuda_rewrite: " << e.what() << "\n";
     return 2;
   }
-  const std::string result = gpulab::emulated::rewrite_cuda(text, input, options);
+  const std::string result = dispatching ? gpulab::emulated::launcher_dispatch(text, input, dispatch)
+                                         : gpulab::emulated::rewrite_cuda(text, input, options);
   const std::string temporary = output + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary);

@@ -159,7 +159,8 @@ bool at_namespace_scope(const std::string& s, const std::vector<bool>& code, std
     }
     std::size_t head = i;  // the words before this brace, back to the last ; { or }
     while (head > 0 && !(code[head - 1] && (s[head - 1] == ';' || s[head - 1] == '{' || s[head - 1] == '}'))) --head;
-    const std::string words = s.substr(head, i - head);
+    std::string words;  // the code among them (a comment may hold anything)
+    for (std::size_t j = head; j < i; ++j) words += code[j] ? s[j] : ' ';
     const bool opens_namespace =
         words.find("namespace") != std::string::npos || words.find("extern \"C\"") != std::string::npos;
     if (!opens_namespace || words.find('(') != std::string::npos) return false;
@@ -271,6 +272,167 @@ std::string static_shared_declaration(const std::string& s, std::size_t statemen
   return out;
 }
 
+bool is_keyword(const std::string& w) {
+  static const char* const words[] = {"const", "volatile", "unsigned", "signed", "int",  "long", "short",
+                                      "char",  "float",    "double",   "bool",   "void", "auto", "__restrict__"};
+  return std::find_if(std::begin(words), std::end(words), [&](const char* k) { return w == k; }) != std::end(words);
+}
+
+// The name a parameter declaration gives ("" where it gives none): `const float* x` -> x,
+// `void (*f)(int)` -> f, `int` and `const Shape&` -> "".
+std::string parameter_name(std::string p) {
+  if (const std::size_t eq = p.find('='); eq != std::string::npos) p.erase(eq);  // a default argument
+  if (const std::size_t fp = p.find("(*"); fp != std::string::npos) {
+    std::size_t b = fp + 2, e = b;
+    while (e < p.size() && ident_char(p[e])) ++e;
+    return p.substr(b, e - b);
+  }
+  std::string flat;  // without template arguments and array bounds
+  int depth = 0;
+  for (const char c : p) {
+    if (c == '<' || c == '[') ++depth;
+    if (depth == 0) flat += c;
+    if (c == '>' || c == ']') --depth;
+  }
+  flat = trim(flat);
+  std::size_t e = flat.size();
+  if (e == 0 || !ident_char(flat[e - 1])) return "";
+  std::size_t b = e;
+  while (b > 0 && ident_char(flat[b - 1])) --b;
+  const std::string name = flat.substr(b, e - b);
+  std::size_t before = b;
+  while (before > 0 && std::isspace(static_cast<unsigned char>(flat[before - 1]))) --before;
+  if (before == 0 || is_keyword(name)) return "";
+  const char c = flat[before - 1];
+  if (c == ':' || c == ',') return "";  // std::size_t alone
+  if (ident_char(c) || c == '*' || c == '&' || c == '>') return name;
+  return "";
+}
+
+struct Launcher {
+  std::string space;   // "gpulab::conv"
+  std::string result;  // "void"
+  std::string name;
+  std::string parameters;
+  std::vector<std::string> arguments;
+  int line = 0;
+};
+
+// The functions a source file defines directly in a named namespace of gpulab, other than
+// kernels, device functions, templates, inline and static ones: its launchers.
+std::vector<Launcher> find_launchers(const std::string& s, const std::string& file) {
+  const std::vector<bool> code = code_mask(s);
+  std::vector<std::string> scopes;  // "ns:<name>" for a namespace, "other" for anything else
+  std::vector<Launcher> found;
+  std::size_t head = 0;  // where the words before the next brace start
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!code[i]) continue;
+    const char c = s[i];
+    if (c == '#') {  // a preprocessor line: not part of any declaration
+      while (i < s.size() && s[i] != '\n') i += (s[i] == '\\' && i + 1 < s.size()) ? 2 : 1;
+      head = i;
+      continue;
+    }
+    if (c == ';') {
+      head = i + 1;
+      continue;
+    }
+    if (c == '}') {
+      if (!scopes.empty()) scopes.pop_back();
+      head = i + 1;
+      continue;
+    }
+    if (c != '{') continue;
+    std::string words;
+    for (std::size_t j = head; j < i; ++j) words += code[j] ? s[j] : ' ';
+    words = trim(one_line(words));
+    head = i + 1;
+    const auto word = [&](const std::string& w) {
+      for (std::size_t at = words.find(w); at != std::string::npos; at = words.find(w, at + 1)) {
+        if ((at == 0 || !ident_char(words[at - 1])) &&
+            (at + w.size() >= words.size() || !ident_char(words[at + w.size()])))
+          return true;
+      }
+      return false;
+    };
+    if (word("namespace")) {
+      std::string name = trim(words.substr(words.find("namespace") + 9));
+      scopes.push_back("ns:" + name);
+      continue;
+    }
+    const bool in_named_namespace =
+        !scopes.empty() &&
+        std::all_of(scopes.begin(), scopes.end(),
+                    [](const std::string& sc) { return sc.rfind("ns:", 0) == 0 && sc.size() > 3; }) &&
+        scopes.front().rfind("ns:gpulab", 0) == 0;
+    scopes.push_back("other");
+    if (!in_named_namespace || words.empty() || words.back() != ')') continue;
+    for (const char* skip : {"__global__", "__device__", "__host__", "template", "inline", "static", "constexpr",
+                             "class", "struct", "union", "enum", "operator", "extern"}) {
+      if (word(skip)) goto next;
+    }
+    if (words.find('=') != std::string::npos && words.find('(') > words.find('=')) continue;  // an initialiser
+    {
+      bool lone = false;  // a constructor's initialisers (X::X() : a_(1)) or a label: not a launcher
+      for (std::size_t j = 0; j < words.size(); ++j) {
+        if (words[j] != ':') continue;
+        if (j + 1 < words.size() && words[j + 1] == ':') {
+          ++j;
+          continue;
+        }
+        lone = true;
+      }
+      if (lone) continue;
+    }
+    {
+      int depth = 0;
+      std::size_t open = std::string::npos;
+      for (std::size_t j = words.size(); j-- > 0;) {
+        if (words[j] == ')') ++depth;
+        if (words[j] == '(' && --depth == 0) {
+          open = j;
+          break;
+        }
+      }
+      if (open == std::string::npos) continue;
+      std::size_t name_end = open;
+      while (name_end > 0 && words[name_end - 1] == ' ') --name_end;
+      std::size_t name_begin = name_end;
+      while (name_begin > 0 && ident_char(words[name_begin - 1])) --name_begin;
+      if (name_begin == name_end || (name_begin > 0 && words[name_begin - 1] == ':'))
+        continue;  // a member's definition
+      Launcher l;
+      std::string space;
+      for (const std::string& sc : scopes) {
+        if (sc == "other") continue;
+        space += (space.empty() ? "" : "::") + sc.substr(3);
+      }
+      l.space = space;
+      l.result = trim(words.substr(0, name_begin));
+      l.name = words.substr(name_begin, name_end - name_begin);
+      l.parameters = words.substr(open + 1, words.size() - open - 2);
+      l.line = line_of(s, i);
+      if (l.result.empty()) continue;
+      if (trim(l.parameters) != "" && trim(l.parameters) != "void") {
+        int k = 0;
+        for (const std::string& p : split_declarators(l.parameters)) {
+          ++k;
+          const std::string name = parameter_name(p);
+          if (name.empty()) {
+            throw std::invalid_argument(file + ":" + std::to_string(l.line) + ": parameter " + std::to_string(k) +
+                                        " of " + l.name + " has no name; give each parameter of a launcher a name " +
+                                        "(its backends' builds are called with them)");
+          }
+          l.arguments.push_back(name);
+        }
+      }
+      found.push_back(std::move(l));
+    }
+  next:;
+  }
+  return found;
+}
+
 }  // namespace
 
 std::string read_source(const std::string& path) {
@@ -291,14 +453,51 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
     return i;
   };
 
+  // In a backend's build, a call of one of the file's own launchers names that build's, qualified:
+  // the header's declaration of the launcher's one name (gpulab::X::name) would otherwise be found
+  // too, by argument-dependent lookup, and make the call ambiguous.
+  std::vector<Launcher> own;
+  if (!options.backend_namespace.empty()) {
+    try {
+      own = find_launchers(s, file);
+    } catch (const std::invalid_argument&) {
+      // (the dispatch step reports it)
+    }
+  }
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (!code[i]) continue;
+    if (!own.empty() && ident_char(s[i]) && (i == 0 || !ident_char(s[i - 1]))) {
+      std::size_t end = i;
+      while (end < s.size() && ident_char(s[end])) ++end;
+      const std::string word = s.substr(i, end - i);
+      const auto launcher = std::find_if(own.begin(), own.end(), [&](const Launcher& l) { return l.name == word; });
+      std::size_t before = i;
+      while (before > 0 && std::isspace(static_cast<unsigned char>(s[before - 1]))) --before;
+      const bool member_or_qualified = before > 0 && (s[before - 1] == '.' || s[before - 1] == ':' ||
+                                                      (s[before - 1] == '>' && before > 1 && s[before - 2] == '-'));
+      if (launcher != own.end() && skip_space(end) < s.size() && s[skip_space(end)] == '(' && !member_or_qualified &&
+          !at_namespace_scope(s, code, i)) {
+        const std::string relative = launcher->space.substr(std::string("gpulab").size());
+        edits.push_back({i, i, "::gpulab::" + options.backend_namespace + relative + "::"});
+      }
+    }
     // namespace gpulab::X -> namespace gpulab::<backend>::X
     if (!options.backend_namespace.empty() && word_at(i, "namespace")) {
       const std::size_t name = skip_space(i + 9);
       if (word_at(name, "gpulab")) {
+        // namespace gpulab::X {  ->  namespace gpulab::X {} namespace gpulab::<backend>::X { using namespace
+        // ::gpulab::X; so the file still sees its header's types (gpulab::X::Shape) unqualified.
+        std::size_t open = name;
+        while (open < s.size() && !(code[open] && (s[open] == '{' || s[open] == ';'))) ++open;
+        if (open == s.size() || s[open] != '{') continue;  // a namespace alias or a using-directive
+        std::string plain = s.substr(name, open - name);
+        plain.erase(std::remove_if(plain.begin(), plain.end(),
+                                   [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+                    plain.end());
+        edits.push_back({name, name, plain + " {} namespace "});
         edits.push_back({name + 6, name + 6, "::" + options.backend_namespace});
-        i = name + 6;
+        edits.push_back({open + 1, open + 1, " using namespace ::" + plain + ";"});
+        i = open;
         continue;
       }
     }
@@ -418,6 +617,54 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
     out +=
         "\n[[maybe_unused]] static const int gpulab_checked_exit = "
         "::gpulab::emulated::check::exit_nonzero_on_errors();\n";
+  }
+  return out;
+}
+
+std::string launcher_dispatch(const std::string& s, const std::string& file, const DispatchOptions& options) {
+  const std::vector<Launcher> launchers = find_launchers(s, file);
+  std::string out = "// Generated by gpulab_cuda_rewrite --dispatch from " + file +
+                    ": each launcher's one name, which calls\n// the build of the device backend the thread has "
+                    "chosen (common/backend.hpp).\n#include \"common/backend.hpp\"\n";
+  // The header(s) the source includes with quotes: they declare the launchers and their types.
+  const std::vector<bool> code = code_mask(s);
+  for (std::size_t at = s.find("#include \""); at != std::string::npos; at = s.find("#include \"", at + 1)) {
+    if (!code[at]) continue;
+    const std::size_t end = s.find('"', at + 10);
+    const std::string header = s.substr(at + 10, end - at - 10);
+    // Only the headers of its own folder (vector_add/vector_add.hpp for kernels/vector_add/):
+    // others may need the CUDA toolkit (common/launch.cuh), and this file builds without it.
+    const std::string folder = header.substr(0, header.find('/'));
+    const bool own =
+        header.find('/') != std::string::npos && ("/" + file).find("/" + folder + "/") != std::string::npos;
+    if (own && (header.ends_with(".hpp") || header.ends_with(".h"))) out += "#include \"" + header + "\"\n";
+  }
+  for (const Launcher& l : launchers) {
+    const std::string relative = l.space.substr(std::min(l.space.size(), std::string("gpulab").size()));  // "::conv"
+    const std::string declaration = l.result + " " + l.name + "(" + l.parameters + ")";
+    out += "\n#line " + std::to_string(l.line) + " \"" + file + "\"\n";
+    out += "namespace " + l.space + " { " + declaration + "; }\n";
+    for (const auto& [backend, built] : {std::pair{"gpu", options.gpu}, std::pair{"emulated", options.emulated}}) {
+      if (built) {
+        out += "namespace gpulab::" + std::string(backend) + relative + " { using namespace ::" + l.space + "; " +
+               declaration + "; }\n";
+      }
+    }
+    std::string arguments;
+    for (const std::string& a : l.arguments) arguments += (arguments.empty() ? "" : ", ") + a;
+    const std::string label = l.space.substr(std::min(l.space.size(), std::string("gpulab::").size())) + "::" + l.name;
+    const auto call = [&](const char* backend, bool built, const std::string& needs) {
+      if (!built) return "::gpulab::throw_gpu_only(\"" + label + "\", \"" + needs + "\");";
+      return "return ::gpulab::" + std::string(backend) + relative + "::" + l.name + "(" + arguments + ");";
+    };
+    std::string unused;  // where a backend is not built, its branch does not use the arguments
+    if (!(options.gpu && options.emulated)) {
+      for (const std::string& a : l.arguments) unused += "static_cast<void>(" + a + "); ";
+      if (!unused.empty()) unused = "\n  " + unused;
+    }
+    out += "namespace " + l.space + " {\n" + declaration + " {" + unused +
+           "\n  if (::gpulab::active_device() == ::gpulab::Backend::gpu) " + call("gpu", options.gpu, "a GPU") +
+           "\n  " + call("emulated", options.emulated, options.needs) + "\n}\n}\n";
   }
   return out;
 }

@@ -42,6 +42,22 @@ struct RewriteOptions {
 // launch it cannot parse, naming the line.
 std::string rewrite_cuda(const std::string& source, const std::string& file, const RewriteOptions& options);
 
+// What a kernel file's launchers are built for: the GPU (with the CUDA toolkit), the emulator (every
+// file but the GPU-only ones, which say what they `needs`: "cuFFT").
+struct DispatchOptions {
+  bool gpu = false;
+  bool emulated = false;
+  std::string needs;
+};
+
+// The one name of each launcher `source` defines (a function at namespace scope in gpulab::X that
+// is not a kernel, device function, template, inline or static): a C++ file that defines
+// gpulab::X::name to call gpulab::gpu::X::name or gpulab::emulated::X::name, the builds the
+// rewrite above makes, by the thread's active_device() (common/backend.hpp); a backend that is
+// not built throws NotApplicable with the reason. Throws std::invalid_argument for a launcher
+// with an unnamed parameter.
+std::string launcher_dispatch(const std::string& source, const std::string& file, const DispatchOptions& options);
+
 // A source file's whole text (what the rewrite's two users, the build step and gpulab_run, read);
 // throws std::invalid_argument naming the file when it cannot be read.
 std::string read_source(const std::string& path);

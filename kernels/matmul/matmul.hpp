@@ -21,10 +21,36 @@ const char* cpu_blocked_isa();
 
 }  // namespace gpulab::matmul
 
-// The GPU launchers take spans of device memory; matmul.cu builds for the GPU and the emulator.
-namespace gpulab::gpu::matmul {
-#include "matmul/matmul_launchers.inc"
-}
-namespace gpulab::emulated::matmul {
-#include "matmul/matmul_launchers.inc"
-}
+// The GPU launchers: spans of device memory, queued on the device the thread chose (common/backend.hpp).
+namespace gpulab::matmul {
+
+// memory, row-major: C (m × n) = A (m × k) · B (k × n). Any m, n, k >= 0.
+
+// One thread per element of C, threadIdx.x down the rows. `block` threads per block, as 32 × block/32.
+void naive(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k, int block);
+// One thread per element of C, threadIdx.x along the rows: coalesced. Blocks as in naive.
+void coalesced(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k, int block);
+// 32 × 32 tiles in shared memory (blocks of 32 × 32 threads).
+void shared_tiles(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+// 64 × 64 tiles, 8 results per thread down a column (512 threads).
+void register_1d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+// 128 × 128 tiles, an 8 × 8 block per thread (256 threads).
+void register_2d(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+// register_2d with float4 loads and A transposed in shared memory.
+void vectorised(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+// Warp-shaped tiles (no bank conflicts), 128 × 256 tiles where they fill the GPU, double buffering.
+void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
+
+// The threads per block naive and coalesced launch for a requested `block` (32 × block / 32).
+int naive_threads(int block);
+
+// Theoretical occupancy of each kernel at the block size it launches with.
+double naive_occupancy(int block);
+double coalesced_occupancy(int block);
+double shared_tiles_occupancy();
+double register_1d_occupancy();
+double register_2d_occupancy();
+double vectorised_occupancy();
+double warp_tiled_occupancy(int m, int n);  // it picks its tile from the shape
+
+}  // namespace gpulab::matmul

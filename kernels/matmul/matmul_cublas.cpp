@@ -10,7 +10,7 @@
 #include "common/cuda_check.hpp"
 #include "common/cuda_error.hpp"
 
-namespace gpulab::gpu::matmul {
+namespace gpulab::matmul {
 
 namespace {
 
@@ -48,10 +48,10 @@ void cublas(std::span<const float> a, std::span<const float> b, std::span<float>
   cublas_gemm(false, false, a.data(), b.data(), c.data(), m, n, k, nullptr);
 }
 
-void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
   if (m == 0 || n == 0) return;
   const float one = 1.0f, zero = 0.0f;
-  GPULAB_CUBLAS_CHECK(cublasSetStream(handle(), stream));
+  GPULAB_CUBLAS_CHECK(cublasSetStream(handle(), static_cast<cudaStream_t>(stream)));
   // cuBLAS is column-major. A row-major matrix is its transpose in column-major, so C = A·B
   // row-major is Cᵀ = Bᵀ·Aᵀ column-major: swap the operands, no copies. A stored transposed
   // (k × m row-major) is then one cuBLAS transposes back, and the same for B.
@@ -75,4 +75,4 @@ void cublas_tensor(TensorInputs inputs, const void* a, const void* b, float* c, 
                                    k > 0 ? k : 1, &zero, c, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
 }
 
-}  // namespace gpulab::gpu::matmul
+}  // namespace gpulab::matmul

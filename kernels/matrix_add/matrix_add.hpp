@@ -27,10 +27,23 @@ void cpu_threads(std::span<const float> a, std::span<const float> b, std::span<f
 
 }  // namespace gpulab::matrix_add
 
-// The GPU launchers take spans of device memory; matrix_add.cu builds for the GPU and the emulator.
-namespace gpulab::gpu::matrix_add {
-#include "matrix_add/matrix_add_launchers.inc"
-}
-namespace gpulab::emulated::matrix_add {
-#include "matrix_add/matrix_add_launchers.inc"
-}
+// The GPU launchers: spans of device memory, queued on the device the thread chose (common/backend.hpp).
+namespace gpulab::matrix_add {
+
+// is the block's size: blocks are 32 threads wide and threads / 32 high (narrower below 32).
+
+// A 2-D grid; consecutive threads of a warp take consecutive columns of a row (coalesced).
+void coalesced(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+               std::size_t cols, int threads);
+// The coalesced mapping with four neighbouring columns per thread, 16-byte loads where aligned.
+void coalesced_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                      std::size_t cols, int threads);
+// The same grid turned around: consecutive threads take consecutive rows of a column.
+void transposed(std::span<const float> a, std::span<const float> b, std::span<float> c, std::size_t rows,
+                std::size_t cols, int threads);
+// One record per launched thread of the coalesced (or, with `transposed`, the transposed) launch,
+// block by block; records.size() must be launched_threads(rows, cols, threads, transposed).
+std::size_t launched_threads(std::size_t rows, std::size_t cols, int threads, bool transposed);
+void record_threads(std::span<ThreadRecord> records, std::size_t rows, std::size_t cols, int threads, bool transposed);
+
+}  // namespace gpulab::matrix_add

@@ -5,8 +5,7 @@
 
 #include "mixed/mixed.hpp"
 
-namespace gpulab::gpu::mixed {
-using gpulab::mixed::Storage;
+namespace gpulab::mixed {
 
 // One warp per 16 × 16 tile of C, fragments loaded straight from global memory (WMMA's
 // simplest use). m, n and k must be multiples of 16.
@@ -18,4 +17,4 @@ void wmma_tiled(Storage s, const std::uint16_t* a, const std::uint16_t* b, float
 // Whether this GPU's tensor cores take the format (BF16 needs compute capability 8.0).
 bool tensor_cores_take(Storage s);
 
-}  // namespace gpulab::gpu::mixed
+}  // namespace gpulab::mixed

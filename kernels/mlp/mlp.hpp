@@ -62,14 +62,52 @@ std::vector<float> initial_parameters(const Layout& layout, std::uint64_t seed);
 
 }  // namespace gpulab::mlp
 
-// The GPU launchers take spans of device memory; mlp.cu builds for the GPU and the emulator.
-namespace gpulab::gpu::mlp {
-using gpulab::mlp::Layout;
-using gpulab::mlp::Loss;
-#include "mlp/mlp_launchers.inc"
-}  // namespace gpulab::gpu::mlp
-namespace gpulab::emulated::mlp {
-using gpulab::mlp::Layout;
-using gpulab::mlp::Loss;
-#include "mlp/mlp_launchers.inc"
-}  // namespace gpulab::emulated::mlp
+// The GPU launchers: spans of device memory, queued on the device the thread chose (common/backend.hpp).
+namespace gpulab::mlp {
+
+// memory: params in the flat layout of Layout, x batch × inputs, t batch × outputs.
+
+// The scratch one step needs (activations, two delta buffers, the gradients), in floats.
+std::size_t step_workspace(const Layout& net, int batch);
+
+// [snippet:layered_step_api]
+// One SGD step, layer by layer, one kernel per operation: forward (GEMM, then bias + sigmoid),
+// the loss and the output layer's delta, backward (dW and db, then the previous layer's delta),
+// and the update. `loss` (one float) receives the batch's mean loss before the update.
+void layered_step(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
+                  int batch, float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss,
+                  const gpulab::mlp::StepOptions& options = {});
+// [/snippet]
+
+// Where layered_step leaves the gradients in its workspace (the parameters' layout).
+std::span<float> step_gradients(const Layout& net, int batch, std::span<float> workspace);
+
+// layered_step's pieces, which lesson 10 spreads over GPUs (all on options.stream):
+// output = σ(input · Wᵀ + b), batch × out from batch × in;
+void forward_layer(const float* w, const float* b, const float* input, float* output, int batch, int in, int out,
+                   const gpulab::mlp::StepOptions& options = {});
+// the mean loss into *loss (zeroed first) and dL/dZ of the output layer, `count` = batch × outputs;
+void output_delta(const float* y, const float* t, float* delta, float* loss, int count, Loss loss_kind,
+                  const gpulab::mlp::StepOptions& options = {});
+// dW = Δᵀ · input, db = Δ's column sums and, where `delta_in` is not null, the previous layer's
+// delta (Δ · W) ⊙ input (1 − input);
+void backward_layer(const float* delta, const float* input, const float* w, float* dw, float* db, float* delta_in,
+                    int batch, int in, int out, const gpulab::mlp::StepOptions& options = {});
+// params −= lr · grads.
+void sgd(float* params, const float* grads, std::size_t count, float lr, const gpulab::mlp::StepOptions& options = {});
+
+// The whole step in one kernel and one block: parameters, the batch's activations and deltas in
+// shared memory (fused_fits says whether they fit in 48 KB), every layer in turn between barriers.
+// `threads`: the block's size, a multiple of 32 up to 512 (the emulator trains faster with fewer).
+bool fused_fits(const Layout& net, int batch);
+void fused_step(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
+                int batch, float lr, Loss loss_kind, std::span<float> loss, int threads = 512);
+
+// The whole step in one kernel whose widths are compile-time constants, so that each thread keeps
+// its examples' activations and its share of the gradient in registers. Built for a few tiny
+// two-layer shapes (fused_registers_fits: 2x8x1, 2x16x1), any batch.
+bool fused_registers_fits(const Layout& net);
+void fused_registers_step(const Layout& net, std::span<float> params, std::span<const float> x,
+                          std::span<const float> t, int batch, float lr, Loss loss_kind, std::span<float> loss);
+
+}  // namespace gpulab::mlp

@@ -3,41 +3,72 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 #include "common/cuda_check.hpp"
 #include "matmul/matmul_cublas.hpp"
 
-namespace gpulab::gpu::mlp {
+namespace gpulab::mlp {
 
-void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
-  matmul::cublas_gemm(ta, tb, a, b, c, m, n, k, static_cast<cudaStream_t>(stream));
-}
+namespace {
 
-GraphStep::~GraphStep() {
+class CudaGraphStep final : public GraphStep {
+ public:
+  explicit CudaGraphStep(GemmFunction gemm) : gemm_(gemm) {}
+  CudaGraphStep(const CudaGraphStep&) = delete;
+  CudaGraphStep& operator=(const CudaGraphStep&) = delete;
+  ~CudaGraphStep() override;
+  void run(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t, int batch,
+           float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss) override;
+
+ private:
+  // What a captured graph depends on besides the widths (kept apart in sizes_, so checking a
+  // step against the graph allocates nothing).
+  struct Key {
+    const void* pointers[5];
+    int batch;
+    float lr;
+    Loss loss;
+    bool operator==(const Key&) const = default;
+  };
+  void capture(const Key& key, const Layout& net, std::span<float> params, std::span<const float> x,
+               std::span<const float> t, int batch, float lr, Loss loss_kind, std::span<float> workspace,
+               std::span<float> loss);
+  void release();
+
+  GemmFunction gemm_;
+  cudaStream_t stream_ = nullptr;  // the capture's stream (the legacy default stream cannot be captured)
+  cudaGraphExec_t exec_ = nullptr;
+  Key key_{};
+  std::vector<int> sizes_;
+};
+
+CudaGraphStep::~CudaGraphStep() {
   release();
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
-void GraphStep::release() {
+void CudaGraphStep::release() {
   if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
   exec_ = nullptr;
 }
 
-void GraphStep::run(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
-                    int batch, float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss) {
+void CudaGraphStep::run(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
+                        int batch, float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss) {
   const Key key{{params.data(), x.data(), t.data(), workspace.data(), loss.data()}, batch, lr, loss_kind};
   if (exec_ == nullptr || !(key == key_) || net.sizes != sizes_)
     capture(key, net, params, x, t, batch, lr, loss_kind, workspace, loss);
   GPULAB_CUDA_CHECK(cudaGraphLaunch(exec_, nullptr));
 }
 
-void GraphStep::capture(const Key& key, const Layout& net, std::span<float> params, std::span<const float> x,
-                        std::span<const float> t, int batch, float lr, Loss loss_kind, std::span<float> workspace,
-                        std::span<float> loss) {
+void CudaGraphStep::capture(const Key& key, const Layout& net, std::span<float> params, std::span<const float> x,
+                            std::span<const float> t, int batch, float lr, Loss loss_kind, std::span<float> workspace,
+                            std::span<float> loss) {
   release();
   if (stream_ == nullptr) GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   // A cuBLAS handle made inside the capture would fail (it allocates): make it before, even when
   // this is the first cuBLAS call of the program (lesson07_tiny_network --variant cublas_graph).
-  if (gemm_ == &cublas_gemm) matmul::cublas_ready();
+  if (gemm_ != nullptr) matmul::cublas_ready();  // (the one GEMM passed in is cuBLAS's)
   // [snippet:graph_capture]
   // Nothing runs while capturing: each launch on stream_ becomes a node of the graph.
   GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
@@ -60,4 +91,12 @@ void GraphStep::capture(const Key& key, const Layout& net, std::span<float> para
   sizes_ = net.sizes;
 }
 
-}  // namespace gpulab::gpu::mlp
+}  // namespace
+
+void cublas_gemm(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
+  matmul::cublas_gemm(ta, tb, a, b, c, m, n, k, stream);
+}
+
+std::unique_ptr<GraphStep> graph_step(GemmFunction gemm) { return std::make_unique<CudaGraphStep>(gemm); }
+
+}  // namespace gpulab::mlp

@@ -155,7 +155,7 @@ DataParallel::DataParallel(const Layout& net, int gpus, int batch, GemmFunction 
     r_->params.emplace_back(net.parameters(), "params");
     r_->x.emplace_back(rows(batch, net.inputs()), "x (this GPU's share)");
     r_->t.emplace_back(rows(batch, net.outputs()), "t (this GPU's share)");
-    r_->workspace.emplace_back(gpu::mlp::step_workspace(net, batch), "workspace");
+    r_->workspace.emplace_back(mlp::step_workspace(net, batch), "workspace");
     r_->loss.emplace_back(1, "loss");
   }
   if (gpus > 1) {
@@ -205,9 +205,9 @@ void DataParallel::queue(float lr, Loss loss) {
     OnDevice on(g);
     const auto k = static_cast<std::size_t>(g);
     const StepOptions options{r_->gemm, r_->streams[k]->handle, nullptr, nullptr, n == 1};
-    gpu::mlp::layered_step(r_->net, r_->params[k].span(), r_->x[k].span(), r_->t[k].span(), r_->batch, lr, loss,
-                           r_->workspace[k].span(), r_->loss[k].span(), options);
-    grads[k] = gpu::mlp::step_gradients(r_->net, r_->batch, r_->workspace[k].span()).data();
+    mlp::layered_step(r_->net, r_->params[k].span(), r_->x[k].span(), r_->t[k].span(), r_->batch, lr, loss,
+                      r_->workspace[k].span(), r_->loss[k].span(), options);
+    grads[k] = mlp::step_gradients(r_->net, r_->batch, r_->workspace[k].span()).data();
   }
   if (n > 1) {
     const Nccl& lib = nccl();
@@ -224,7 +224,7 @@ void DataParallel::queue(float lr, Loss loss) {
     for (int g = 0; g < n; ++g) {
       OnDevice on(g);
       const auto k = static_cast<std::size_t>(g);
-      gpu::mlp::sgd(r_->params[k].data(), grads[k], count, lr, {nullptr, r_->streams[k]->handle});
+      mlp::sgd(r_->params[k].data(), grads[k], count, lr, {nullptr, r_->streams[k]->handle});
     }
   }
 }
@@ -417,13 +417,13 @@ void ModelParallel::step(float lr, Loss loss) {
     }
     OnDevice on(s.device[k]);
     const float* w = s.params[k].data();
-    gpu::mlp::forward_layer(w, w + s.net.weights(l), s.input_of(l), s.output[k].data(), s.batch, size(l), size(l + 1),
-                            options(l));
+    mlp::forward_layer(w, w + s.net.weights(l), s.input_of(l), s.output[k].data(), s.batch, size(l), size(l + 1),
+                       options(l));
   }
   {
     OnDevice on(s.device.back());
-    gpu::mlp::output_delta(s.output.back().data(), s.t.data(), s.delta.back().data(), s.loss.data(),
-                           static_cast<int>(rows(s.batch, s.net.outputs())), loss, options(layers - 1));
+    mlp::output_delta(s.output.back().data(), s.t.data(), s.delta.back().data(), s.loss.data(),
+                      static_cast<int>(rows(s.batch, s.net.outputs())), loss, options(layers - 1));
   }
   for (int l = layers - 1; l >= 0; --l) {
     const auto k = static_cast<std::size_t>(l);
@@ -435,9 +435,9 @@ void ModelParallel::step(float lr, Loss loss) {
       // hand-back buffer and then across.
       const bool same = l > 0 && s.device[k - 1] == s.device[k];
       float* back = l == 0 ? nullptr : same ? s.delta[k - 1].data() : s.delta_back[k].data();
-      gpu::mlp::backward_layer(s.delta[k].data(), s.input_of(l), w, dw, dw + s.net.weights(l), back, s.batch, size(l),
-                               size(l + 1), options(l));
-      gpu::mlp::sgd(s.params[k].data(), dw, s.slice(l), lr, options(l));
+      mlp::backward_layer(s.delta[k].data(), s.input_of(l), w, dw, dw + s.net.weights(l), back, s.batch, size(l),
+                          size(l + 1), options(l));
+      mlp::sgd(s.params[k].data(), dw, s.slice(l), lr, options(l));
     }
     if (l > 0 && s.device[k - 1] != s.device[k]) {
       hand_over(s.delta[k - 1].data(), s.device[k - 1], s.stream_of(l - 1), s.delta_back[k].data(), s.device[k],

@@ -14,10 +14,16 @@ float unstable(float x);
 
 }  // namespace gpulab::sigmoid
 
-// The GPU launchers take spans of device memory; sigmoid.cu builds for the GPU and the emulator.
-namespace gpulab::gpu::sigmoid {
-#include "sigmoid/sigmoid_launchers.inc"
-}
-namespace gpulab::emulated::sigmoid {
-#include "sigmoid/sigmoid_launchers.inc"
-}
+// The GPU launchers: spans of device memory, queued on the device the thread chose (common/backend.hpp).
+namespace gpulab::sigmoid {
+
+// One pass, one thread per element, σ from a __device__ function with expf.
+void fused(std::span<const float> x, std::span<float> y, int block);
+// The same with the fast intrinsic __expf: fewer instructions, a larger error.
+void fused_fast(std::span<const float> x, std::span<float> y, int block);
+// One pass, grid-stride with float4 loads and stores.
+void fused_float4(std::span<const float> x, std::span<float> y, int block);
+// Three kernels, three passes over memory: y = e^-x, then y = 1 + y, then y = 1 / y.
+void unfused(std::span<const float> x, std::span<float> y, int block);
+
+}  // namespace gpulab::sigmoid

@@ -96,7 +96,7 @@ constexpr unsigned int kGridRow = 256;  // blocks per row of the 2-D grid
 
 }  // namespace
 
-void one_block(std::span<const float> x, std::span<float> y, int /*block*/) {
+void one_block(std::span<const float> x, std::span<float> y, [[maybe_unused]] int block) {
   check_sizes(x, y);
   if (y.empty()) return;
   scale_one_block<<<dim3(1), dim3(blocks_for(y.size(), 1))>>>(x.data(), y.data(), y.size());

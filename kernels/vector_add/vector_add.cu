@@ -86,7 +86,7 @@ void check_sizes(std::span<const float> a, std::span<const float> b, std::span<f
 
 }  // namespace
 
-void single_block(std::span<const float> a, std::span<const float> b, std::span<float> c, int /*block*/) {
+void single_block(std::span<const float> a, std::span<const float> b, std::span<float> c, [[maybe_unused]] int block) {
   check_sizes(a, b, c);
   if (c.empty()) return;  // a launch of zero threads is an error; nothing to do anyway
   // Asks for exactly n threads (saturated, never wrapped): CUDA itself refuses n > its limit.

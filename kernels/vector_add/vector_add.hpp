@@ -12,12 +12,17 @@ void cpu_threads(std::span<const float> a, std::span<const float> b, std::span<f
 
 }  // namespace gpulab::vector_add
 
-// The GPU launchers take spans of *device* memory and return once the kernel is queued.
-// vector_add.cu builds twice, for the GPU and for the emulator, so each launcher exists twice:
-// gpulab::gpu::vector_add::blocks and gpulab::emulated::vector_add::blocks.
-namespace gpulab::gpu::vector_add {
-#include "vector_add/vector_add_launchers.inc"
-}
-namespace gpulab::emulated::vector_add {
-#include "vector_add/vector_add_launchers.inc"
-}
+// The GPU launchers: spans of device memory, queued on the device the thread chose (common/backend.hpp).
+namespace gpulab::vector_add {
+
+// A single block of n threads (`block` is ignored): works only while n <= the device's max
+// threads per block.
+void single_block(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
+// One thread per element over ceil(n / block) blocks, with a bounds guard.
+void blocks(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
+// A grid sized to fill the GPU once; each thread strides over the array.
+void grid_stride(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
+// The grid-stride loop with 16-byte float4 loads and stores, plus a tail for any n.
+void grid_stride_float4(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
+
+}  // namespace gpulab::vector_add

@@ -80,31 +80,18 @@ Lesson make_lesson() {
   l.variants = {
       {"cpu_loop", "One CPU thread, a plain loop", {{Backend::cpu, cpu_array_run("cpu_loop", kTolerance, cpu_loop)}}},
       {"one_block", "<<<1, n>>>: all threads in one block, refused past 1024",
-       one_block_backends("one_block", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::thread_hierarchy::one_block)),
-                          unary_fn(emulated::thread_hierarchy::one_block), "blocks_1d"),
-       1024},
+       one_block_backends("one_block", kTolerance, unary_fn(thread_hierarchy::one_block), "blocks_1d"), 1024},
       {"blocks_1d", "A 1-D grid of 1-D blocks: i = blockIdx.x * blockDim.x + threadIdx.x",
-       kernel_backends("blocks_1d", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::thread_hierarchy::blocks_1d)),
-                       unary_fn(emulated::thread_hierarchy::blocks_1d),
-#if GPULAB_HAVE_CUDA
-                       gpu::thread_hierarchy::blocks_1d_occupancy,
-#else
-                       {},
-#endif
-                       emulated::thread_hierarchy::blocks_1d_occupancy)},
+       kernel_backends("blocks_1d", kTolerance, unary_fn(thread_hierarchy::blocks_1d),
+                       thread_hierarchy::blocks_1d_occupancy)},
       {"grid_2d", "A 2-D grid of 1-D blocks: rows of 256 blocks",
-       kernel_backends("grid_2d", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::thread_hierarchy::grid_2d)),
-                       unary_fn(emulated::thread_hierarchy::grid_2d))},
+       kernel_backends("grid_2d", kTolerance, unary_fn(thread_hierarchy::grid_2d))},
       {"block_3d", "3-D blocks of 8 x 8 x (block / 64) threads",
-       kernel_backends("block_3d", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::thread_hierarchy::block_3d)),
-                       unary_fn(emulated::thread_hierarchy::block_3d))},
+       kernel_backends("block_3d", kTolerance, unary_fn(thread_hierarchy::block_3d))},
       {"grid_stride", "A grid that fills the GPU once; each thread strides over the array",
-       kernel_backends("grid_stride", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::thread_hierarchy::grid_stride)),
-                       unary_fn(emulated::thread_hierarchy::grid_stride))},
-      exercise_variant(
-          "exercises/02_thread_hierarchy/thread_hierarchy_exercise.cu",
-          kernel_backends("yours", kTolerance, unary_fn(GPULAB_GPU_LAUNCHER(gpu::exercises::thread_hierarchy)),
-                          unary_fn(emulated::exercises::thread_hierarchy))),
+       kernel_backends("grid_stride", kTolerance, unary_fn(thread_hierarchy::grid_stride))},
+      exercise_variant("exercises/02_thread_hierarchy/thread_hierarchy_exercise.cu",
+                       kernel_backends("yours", kTolerance, unary_fn(exercises::thread_hierarchy))),
   };
   return l;
 }
@@ -114,14 +101,9 @@ Lesson make_lesson() {
 std::vector<th::ThreadRecord> record_threads(std::size_t n, int block, Backend backend) {
   const std::size_t launched =
       (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block) * static_cast<std::size_t>(block);
-  auto on = [&](auto launcher) { return [&, launcher](auto span) { launcher(span, n, block); }; };
-#if GPULAB_HAVE_CUDA
-  if (backend == Backend::gpu) {
-    return record_on<GpuTarget, th::ThreadRecord>(launched, on(gpu::thread_hierarchy::record_threads));
-  }
-#endif
-  if (backend != Backend::emulated) throw std::invalid_argument("the thread map runs on the GPU or emulated");
-  return record_on<EmulatedTarget, th::ThreadRecord>(launched, on(emulated::thread_hierarchy::record_threads));
+  if (backend == Backend::cpu) throw std::invalid_argument("the thread map runs on the GPU or emulated");
+  return record_on<th::ThreadRecord>(backend, launched,
+                                     [&](auto span) { thread_hierarchy::record_threads(span, n, block); });
 }
 
 const Lesson& thread_hierarchy_lesson() {

@@ -28,7 +28,6 @@ RunFactory cpu(const char* name, MatrixFunction fn) {
 }
 
 ArrayFunction matrix(MatrixLauncher f) {
-  if (f == nullptr) return {};
   return [f](const Inputs& in, std::span<float> out, const Shape& shape, int block) {
     f(in[0], in[1], out, shape[0], shape[1], block);
   };
@@ -61,20 +60,10 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 ThreadMap thread_map_of(std::int64_t n, int threads, Backend backend, const std::string& variant) {
   const bool transposed = variant == "transposed";
   const auto side = static_cast<std::size_t>(n);
-  const std::size_t launched =
-      emulated::matrix_add::launched_threads(side, side, threads, transposed);  // same grid on both
-  auto on = [&](auto launcher) {
-    return [&, launcher](auto span) { launcher(span, side, side, threads, transposed); };
-  };
-  std::vector<ma::ThreadRecord> records;
-#if GPULAB_HAVE_CUDA
-  if (backend == Backend::gpu)
-    records = record_on<GpuTarget, ma::ThreadRecord>(launched, on(gpu::matrix_add::record_threads));
-#endif
-  if (backend == Backend::emulated) {
-    records = record_on<EmulatedTarget, ma::ThreadRecord>(launched, on(emulated::matrix_add::record_threads));
-  }
   if (backend == Backend::cpu) throw std::invalid_argument("the thread map runs on the GPU or emulated");
+  const std::size_t launched = ma::launched_threads(side, side, threads, transposed);
+  const auto records = record_on<ma::ThreadRecord>(
+      backend, launched, [&](auto span) { ma::record_threads(span, side, side, threads, transposed); });
   ThreadMap map;
   map.backend = backend;
   map.rows = map.cols = n;
@@ -125,17 +114,13 @@ Lesson make_lesson() {
        "Every CPU core (OpenMP), rows split, each in row order",
        {{Backend::cpu, cpu("cpu_threads", ma::cpu_threads)}}},
       {"coalesced", "2-D grid; consecutive threads take consecutive columns",
-       kernel_backends("coalesced", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::matrix_add::coalesced)),
-                       matrix(emulated::matrix_add::coalesced))},
+       kernel_backends("coalesced", kTolerance, matrix(matrix_add::coalesced))},
       {"coalesced_float4", "Coalesced, four neighbouring columns per thread with 16-byte accesses",
-       kernel_backends("coalesced_float4", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::matrix_add::coalesced_float4)),
-                       matrix(emulated::matrix_add::coalesced_float4))},
+       kernel_backends("coalesced_float4", kTolerance, matrix(matrix_add::coalesced_float4))},
       {"transposed", "2-D grid turned around; consecutive threads take consecutive rows",
-       kernel_backends("transposed", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::matrix_add::transposed)),
-                       matrix(emulated::matrix_add::transposed))},
+       kernel_backends("transposed", kTolerance, matrix(matrix_add::transposed))},
       exercise_variant("exercises/03_matrix_add/matrix_add_exercise.cu",
-                       kernel_backends("yours", kTolerance, matrix(GPULAB_GPU_LAUNCHER(gpu::exercises::matrix_add)),
-                                       matrix(emulated::exercises::matrix_add))),
+                       kernel_backends("yours", kTolerance, matrix(exercises::matrix_add))),
   };
   return l;
 }

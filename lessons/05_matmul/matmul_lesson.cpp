@@ -10,9 +10,7 @@
 #include "common/targets.hpp"
 #include "exercises/exercises.hpp"
 #include "matmul/matmul.hpp"
-#if GPULAB_HAVE_CUDA
 #include "matmul/matmul_cublas.hpp"
-#endif
 
 namespace gpulab {
 
@@ -117,64 +115,37 @@ RunFactory kernel_run(const std::string& name, MatmulFunction fn, std::function<
 }
 
 MatmulFunction with_block(BlockLauncher f) {
-  if (f == nullptr) return {};
   return [f](Span a, Span b, std::span<float> c, int m, int n, int k, int block) { f(a, b, c, m, n, k, block); };
 }
 MatmulFunction fixed(FixedLauncher f) {
-  if (f == nullptr) return {};
   return [f](Span a, Span b, std::span<float> c, int m, int n, int k, int) { f(a, b, c, m, n, k); };
 }
 
-// A kernel variant on the GPU (where built) and emulated, from one kernel source.
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name,
-                                                            [[maybe_unused]] const MatmulFunction& gpu,
-                                                            const MatmulFunction& emulated,
+// A kernel variant on every device backend this build has, from one kernel source.
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const MatmulFunction& fn,
                                                             const std::function<int(int)>& threads,
-                                                            [[maybe_unused]] const OccupancyFunction& gpu_occupancy,
-                                                            const OccupancyFunction& emulated_occupancy) {
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  if (gpu) backends.emplace_back(Backend::gpu, kernel_run<GpuTarget>(name, gpu, threads, gpu_occupancy));
-#endif
-  backends.emplace_back(Backend::emulated, kernel_run<EmulatedTarget>(name, emulated, threads, emulated_occupancy));
-  return backends;
+                                                            const OccupancyFunction& occupancy) {
+  return on_devices([&]<typename Target>() { return kernel_run<Target>(name, fn, threads, occupancy); });
 }
 
-// The launchers of one kernel by name, on both targets.
-#if GPULAB_HAVE_CUDA
-#define GPULAB_GPU_OCCUPANCY(f) OccupancyFunction([](int block, int, int) { return gpu::matmul::f(block); })
-#define GPULAB_GPU_FIXED_OCCUPANCY(f) OccupancyFunction([](int, int, int) { return gpu::matmul::f(); })
-#define GPULAB_GPU_SHAPE_OCCUPANCY(f) OccupancyFunction([](int, int m, int n) { return gpu::matmul::f(m, n); })
-#else
-#define GPULAB_GPU_OCCUPANCY(f) OccupancyFunction()
-#define GPULAB_GPU_FIXED_OCCUPANCY(f) OccupancyFunction()
-#define GPULAB_GPU_SHAPE_OCCUPANCY(f) OccupancyFunction()
-#endif
-
-std::vector<std::pair<Backend, RunFactory>> block_kernel(const std::string& name, BlockLauncher gpu_launcher,
-                                                         BlockLauncher emulated_launcher, OccupancyFunction gpu_occ,
-                                                         OccupancyFunction emu_occ) {
-  // Both targets launch the same block shape (one source): the emulated build says which.
-  return kernel_backends(name, with_block(gpu_launcher), with_block(emulated_launcher), emulated::matmul::naive_threads,
-                         gpu_occ, emu_occ);
+// A kernel that takes the block size asked for, and one whose tiles fix its block (`threads`).
+std::vector<std::pair<Backend, RunFactory>> block_kernel(const std::string& name, BlockLauncher launcher,
+                                                         double (*occupancy)(int block)) {
+  return kernel_backends(name, with_block(launcher), mm::naive_threads,
+                         [occupancy](int block, int, int) { return occupancy(block); });
 }
-
-std::vector<std::pair<Backend, RunFactory>> fixed_kernel(const std::string& name, FixedLauncher gpu_launcher,
-                                                         FixedLauncher emulated_launcher, int threads,
-                                                         OccupancyFunction gpu_occ, OccupancyFunction emu_occ) {
+std::vector<std::pair<Backend, RunFactory>> fixed_kernel(const std::string& name, FixedLauncher launcher, int threads,
+                                                         OccupancyFunction occupancy) {
   return kernel_backends(
-      name, fixed(gpu_launcher), fixed(emulated_launcher), [threads](int) { return threads; }, gpu_occ, emu_occ);
+      name, fixed(launcher), [threads](int) { return threads; }, std::move(occupancy));
+}
+OccupancyFunction fixed_occupancy(double (*occupancy)()) {
+  return [occupancy](int, int, int) { return occupancy(); };
 }
 
+// cuBLAS: on the emulator it is skipped, saying why (matmul::cublas needs a GPU).
 std::vector<std::pair<Backend, RunFactory>> cublas_backends() {
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  backends.emplace_back(Backend::gpu,
-                        kernel_run<GpuTarget>(
-                            "cublas", fixed(gpu::matmul::cublas), [](int) { return 0; }, OccupancyFunction()));
-#endif
-  backends.emplace_back(Backend::emulated, not_emulated("cuBLAS"));
-  return backends;
+  return kernel_backends("cublas", fixed(mm::cublas), [](int) { return 0; }, {});
 }
 
 // ---- the lesson
@@ -201,7 +172,6 @@ Lesson make_lesson() {
   l.make_instance = make_product_instance;
   l.ladder_reference = "cublas";
 
-  namespace emu = emulated::matmul;
   l.variants = {
       {"cpu_naive",
        "One CPU thread, the i-j-k loops: B read down its columns",
@@ -214,57 +184,43 @@ Lesson make_lesson() {
        {{Backend::cpu, cpu("cpu_blocked", mm::cpu_blocked)}}},
       {"openblas", "OpenBLAS sgemm: the CPU library", {{Backend::cpu, cpu("openblas", mm::cpu_openblas)}}},
       {"naive", "One thread per element of C, threadIdx.x down a column: nothing coalesces",
-       block_kernel("naive", GPULAB_GPU_LAUNCHER(gpu::matmul::naive), emu::naive, GPULAB_GPU_OCCUPANCY(naive_occupancy),
-                    [](int b, int, int) { return emu::naive_occupancy(b); })},
+       block_kernel("naive", mm::naive, mm::naive_occupancy)},
       {"coalesced", "One thread per element of C, threadIdx.x along a row: loads and stores coalesce",
-       block_kernel("coalesced", GPULAB_GPU_LAUNCHER(gpu::matmul::coalesced), emu::coalesced,
-                    GPULAB_GPU_OCCUPANCY(coalesced_occupancy),
-                    [](int b, int, int) { return emu::coalesced_occupancy(b); })},
+       block_kernel("coalesced", mm::coalesced, mm::coalesced_occupancy)},
       {"shared_tiles",
        "32 × 32 tiles of A and B in shared memory, each value read 32 times there",
-       fixed_kernel("shared_tiles", GPULAB_GPU_LAUNCHER(gpu::matmul::shared_tiles), emu::shared_tiles, 1024,
-                    GPULAB_GPU_FIXED_OCCUPANCY(shared_tiles_occupancy),
-                    [](int, int, int) { return emu::shared_tiles_occupancy(); }),
+       fixed_kernel("shared_tiles", mm::shared_tiles, 1024, fixed_occupancy(mm::shared_tiles_occupancy)),
        0,
        {},
        true},
       {"register_1d",
        "64 × 64 tiles, 8 results per thread down a column (1-D register blocking)",
-       fixed_kernel("register_1d", GPULAB_GPU_LAUNCHER(gpu::matmul::register_1d), emu::register_1d, 512,
-                    GPULAB_GPU_FIXED_OCCUPANCY(register_1d_occupancy),
-                    [](int, int, int) { return emu::register_1d_occupancy(); }),
+       fixed_kernel("register_1d", mm::register_1d, 512, fixed_occupancy(mm::register_1d_occupancy)),
        0,
        {},
        true},
       {"register_2d",
        "128 × 128 tiles, an 8 × 8 block per thread (2-D register blocking)",
-       fixed_kernel("register_2d", GPULAB_GPU_LAUNCHER(gpu::matmul::register_2d), emu::register_2d, 256,
-                    GPULAB_GPU_FIXED_OCCUPANCY(register_2d_occupancy),
-                    [](int, int, int) { return emu::register_2d_occupancy(); }),
+       fixed_kernel("register_2d", mm::register_2d, 256, fixed_occupancy(mm::register_2d_occupancy)),
        0,
        {},
        true},
       {"vectorised",
        "register_2d with float4 loads and A transposed in shared memory",
-       fixed_kernel("vectorised", GPULAB_GPU_LAUNCHER(gpu::matmul::vectorised), emu::vectorised, 256,
-                    GPULAB_GPU_FIXED_OCCUPANCY(vectorised_occupancy),
-                    [](int, int, int) { return emu::vectorised_occupancy(); }),
+       fixed_kernel("vectorised", mm::vectorised, 256, fixed_occupancy(mm::vectorised_occupancy)),
        0,
        {},
        true},
       {"warp_tiled",
        "Warp-shaped tiles without bank conflicts, 16 × 8 per thread, double-buffered shared memory",
-       fixed_kernel("warp_tiled", GPULAB_GPU_LAUNCHER(gpu::matmul::warp_tiled), emu::warp_tiled, 256,
-                    GPULAB_GPU_SHAPE_OCCUPANCY(warp_tiled_occupancy),
-                    [](int, int m, int n) { return emu::warp_tiled_occupancy(m, n); }),
+       fixed_kernel("warp_tiled", mm::warp_tiled, 256,
+                    [](int, int m, int n) { return mm::warp_tiled_occupancy(m, n); }),
        0,
        {},
        true},
       {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), 0, {}, true},
-      exercise_variant(
-          "exercises/05_matmul/matmul_exercise.cu",
-          fixed_kernel("yours", GPULAB_GPU_LAUNCHER(gpu::exercises::matmul), emulated::exercises::matmul,
-                       emulated::exercises::kMatmulTile * emulated::exercises::kMatmulTile, OccupancyFunction(), {})),
+      exercise_variant("exercises/05_matmul/matmul_exercise.cu",
+                       fixed_kernel("yours", exercises::matmul, exercises::kMatmulTile * exercises::kMatmulTile, {})),
   };
   l.variants.back().fixed_block = true;
   // The naive loops take seconds at n = 1024 and hours at 8192.

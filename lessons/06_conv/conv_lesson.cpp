@@ -10,12 +10,10 @@
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "conv/conv.hpp"
+#include "conv/conv_library.hpp"
 #include "exercises/exercises.hpp"
 #include "matmul/matmul.hpp"
-#if GPULAB_HAVE_CUDA
-#include "conv/conv_library.hpp"
 #include "matmul/matmul_cublas.hpp"
-#endif
 
 namespace gpulab {
 
@@ -159,158 +157,73 @@ RunFactory device_run(const std::string& name, DeviceVariant v) {
   });
 }
 
-// A kernel variant on the GPU (where built) and emulated, from one kernel source: `make` gives
-// the variant for a target's launchers.
-template <typename Make>
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Make make) {
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, make.template operator()<GpuTarget>()));
-#endif
-  backends.emplace_back(Backend::emulated,
-                        device_run<EmulatedTarget>(name, make.template operator()<EmulatedTarget>()));
-  return backends;
+// A variant on every device backend this build has, from one kernel source. The libraries'
+// (cuBLAS, cuFFT, cuDNN) are skipped on the emulator, saying why.
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const DeviceVariant& v) {
+  return on_devices([&]<typename Target>() { return device_run<Target>(name, v); });
 }
-
-// A variant that needs a library (GPU only; "not modelled" on the emulator).
-std::vector<std::pair<Backend, RunFactory>> library_backends(
-    [[maybe_unused]] const std::string& name, [[maybe_unused]] const std::function<DeviceVariant()>& make,
-    const std::string& library) {
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  backends.emplace_back(Backend::gpu, device_run<GpuTarget>(name, make()));
-#endif
-  backends.emplace_back(Backend::emulated, not_emulated(library));
-  return backends;
-}
-
-// The launchers of one target, by namespace.
-template <typename Target>
-struct Launchers;
-#if GPULAB_HAVE_CUDA
-template <>
-struct Launchers<GpuTarget> {
-  static constexpr auto direct = gpu::conv::direct;
-  static constexpr auto tiled = gpu::conv::tiled;
-  static constexpr auto fused_bias_relu = gpu::conv::fused_bias_relu;
-  static constexpr auto im2col_gemm = gpu::conv::im2col_gemm;
-  static constexpr auto implicit_gemm = gpu::conv::implicit_gemm;
-  static constexpr auto winograd = gpu::conv::winograd;
-  static constexpr auto debug_tiled = gpu::conv::debug_tiled;
-  static constexpr auto exercise = gpu::exercises::conv;
-  static constexpr auto gemm = gpu::matmul::warp_tiled;
-  using Bug = gpu::conv::Bug;
-};
-#endif
-template <>
-struct Launchers<EmulatedTarget> {
-  static constexpr auto direct = emulated::conv::direct;
-  static constexpr auto tiled = emulated::conv::tiled;
-  static constexpr auto fused_bias_relu = emulated::conv::fused_bias_relu;
-  static constexpr auto im2col_gemm = emulated::conv::im2col_gemm;
-  static constexpr auto implicit_gemm = emulated::conv::implicit_gemm;
-  static constexpr auto winograd = emulated::conv::winograd;
-  static constexpr auto debug_tiled = emulated::conv::debug_tiled;
-  static constexpr auto exercise = emulated::exercises::conv;
-  static constexpr auto gemm = emulated::matmul::warp_tiled;
-  using Bug = emulated::conv::Bug;
-};
 
 std::function<int(int)> fixed_threads(int threads) {
   return [threads](int) { return threads; };
 }
 
-// Both targets' workspaces have the same size (one source); the emulated build's functions say it.
-constexpr auto im2col_floats = emulated::conv::im2col_workspace;
-constexpr auto winograd_floats = emulated::conv::winograd_workspace;
-
-auto direct_variant = []<typename T>() {
-  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int block, std::span<float>) {
-                         Launchers<T>::direct(x, w, y, s, block);
-                       },
-                       [](int block) { return block; },
-                       {}};
-};
-auto tiled_variant = []<typename T>() {
-  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
-                         Launchers<T>::tiled(x, w, y, s);
-                       },
-                       fixed_threads(256),
-                       {}};
-};
-auto im2col_gemm_variant = []<typename T>() {
-  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float> ws) {
-                         Launchers<T>::im2col_gemm(x, w, y, s, ws, Launchers<T>::gemm);
-                       },
-                       fixed_threads(256),
-                       {},
-                       im2col_floats};
-};
-auto implicit_gemm_variant = []<typename T>() {
-  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
-                         Launchers<T>::implicit_gemm(x, w, y, s);
-                       },
-                       fixed_threads(256),
-                       {}};
-};
-auto winograd_variant = []<typename T>() {
-  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float> ws) {
-                         Launchers<T>::winograd(x, w, y, s, ws);
-                       },
-                       fixed_threads(256),
-                       {ConvArithmetic::winograd, false},
-                       winograd_floats};
-};
-auto fused_variant = []<typename T>() {
-  return DeviceVariant{[](Span x, Span w, Span b, std::span<float> y, const Shape& s, int, std::span<float>) {
-                         Launchers<T>::fused_bias_relu(x, w, b, y, s);
-                       },
-                       fixed_threads(256),
-                       {ConvArithmetic::direct, true}};
-};
-
-// The debugging kernel with one bug (or none) on both targets.
-std::vector<std::pair<Backend, RunFactory>> debug_backends(const std::string& name, int bug) {
-  auto make = [bug]<typename T>() {
-    const auto b = static_cast<typename Launchers<T>::Bug>(bug);
-    return DeviceVariant{[b](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
-                           Launchers<T>::debug_tiled(x, w, y, s, b);
-                         },
-                         fixed_threads(256),
-                         {}};
-  };
-  return kernel_backends(name, make);
+// A kernel that takes x, w, y and the shape: its threads per block are fixed by its tiles.
+using PlainLauncher = void (*)(Span x, Span w, std::span<float> y, const Shape& shape);
+DeviceVariant plain(PlainLauncher f, int threads, Output output = {}) {
+  return DeviceVariant{
+      [f](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) { f(x, w, y, s); },
+      fixed_threads(threads), output};
 }
 
-// The debugging exercise's kernel (exercises/06_conv/), as the learner has left it.
-auto exercise_conv_variant = []<typename T>() {
-  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) {
-                         Launchers<T>::exercise(x, w, y, s);
+const DeviceVariant direct_variant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int block,
+                                      std::span<float>) { conv::direct(x, w, y, s, block); },
+                                   [](int block) { return block; },
+                                   {}};
+// im2col + a GEMM: lesson 05's warp-tiled kernel, or cuBLAS.
+DeviceVariant im2col_variant(conv::Gemm gemm, int threads) {
+  return DeviceVariant{[gemm](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float> ws) {
+                         conv::im2col_gemm(x, w, y, s, ws, gemm);
                        },
-                       fixed_threads(256),
-                       {}};
-};
+                       fixed_threads(threads),
+                       {},
+                       conv::im2col_workspace};
+}
+const DeviceVariant winograd_variant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
+                                        std::span<float> ws) { conv::winograd(x, w, y, s, ws); },
+                                     fixed_threads(256),
+                                     {ConvArithmetic::winograd, false},
+                                     conv::winograd_workspace};
+const DeviceVariant fused_variant{[](Span x, Span w, Span b, std::span<float> y, const Shape& s, int,
+                                     std::span<float>) { conv::fused_bias_relu(x, w, b, y, s); },
+                                  fixed_threads(256),
+                                  {ConvArithmetic::direct, true}};
 
-#if GPULAB_HAVE_CUDA
+// The debugging kernel with one bug (or none).
+std::vector<std::pair<Backend, RunFactory>> debug_backends(const std::string& name, conv::Bug bug) {
+  return kernel_backends(name, DeviceVariant{[bug](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
+                                                   std::span<float>) { conv::debug_tiled(x, w, y, s, bug); },
+                                             fixed_threads(256),
+                                             {}});
+}
+
 DeviceVariant cudnn_variant(bool bias_relu) {
   return DeviceVariant{[bias_relu](Span x, Span w, Span b, std::span<float> y, const Shape& s, int, std::span<float>) {
-                         gpu::conv::cudnn(x, w, y, s);
-                         if (bias_relu) gpu::conv::bias_relu(b, y, s);
+                         conv::cudnn(x, w, y, s);
+                         if (bias_relu) conv::bias_relu(b, y, s);
                        },
                        fixed_threads(0),
                        {ConvArithmetic::direct, bias_relu},
                        {},
-                       [](const Shape& s) { return "cuDNN chose " + gpu::conv::cudnn_algorithm(s); },
+                       [](const Shape& s) { return "cuDNN chose " + conv::cudnn_algorithm(s); },
                        // Its FFT and Winograd algorithms round as ours do, so they get their bounds:
                        // at 1x2x70x40 → 9 one seed's result missed the direct bound by 5 % on the H100.
                        [](const Shape& s) {
-                         const std::string algorithm = gpu::conv::cudnn_algorithm(s);
+                         const std::string algorithm = conv::cudnn_algorithm(s);
                          if (algorithm.starts_with("FFT")) return ConvArithmetic::fft;
                          if (algorithm.starts_with("WINOGRAD")) return ConvArithmetic::winograd;
                          return ConvArithmetic::direct;
                        }};
 }
-#endif
 
 // ---- the lesson
 
@@ -372,7 +285,7 @@ Footprint footprint_of(const Problem& p) {
   // Host: x, w, their pinned copies, y's two copies; the reference (value and magnitude per
   // checked element). Device: x, w, y and the largest workspace (im2col's or Winograd's).
   const double checked = s.macs() <= kFullCheckMacs ? out : 2112.0 * s.q();
-  const double workspace = static_cast<double>(std::max(im2col_floats(s), winograd_floats(s)));
+  const double workspace = static_cast<double>(std::max(conv::im2col_workspace(s), conv::winograd_workspace(s)));
   return {8 * (in + w) + 8 * out + 24 * checked, 4 * (in + w + out + workspace)};
 }
 
@@ -391,20 +304,20 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 }
 
 std::optional<std::string> winograd_applies(const Problem& p) {
-  if (emulated::conv::winograd_applies(shape_of(p))) return std::nullopt;
+  if (conv::winograd_applies(shape_of(p))) return std::nullopt;
   return "Winograd F(2×2, 3×3) is for 3 × 3 filters with stride 1";
 }
 
 std::optional<std::string> constant_memory_fits(const Problem& p) {
   const Shape s = shape_of(p);
-  if (s.c * s.r * s.s <= emulated::conv::constant_filter_floats) return std::nullopt;
+  if (s.c * s.r * s.s <= conv::constant_filter_floats) return std::nullopt;
   return "one filter (C·R·S floats) does not fit in the 64 KB of constant memory";
 }
 
 std::optional<std::string> implicit_gemm_fits(const Problem& p) {
   const Shape s = shape_of(p);
-  if (s.c * s.r * s.s <= emulated::conv::implicit_gemm_limit) return std::nullopt;
-  return "implicit_gemm's offset table holds C·R·S <= " + std::to_string(emulated::conv::implicit_gemm_limit);
+  if (s.c * s.r * s.s <= conv::implicit_gemm_limit) return std::nullopt;
+  return "implicit_gemm's offset table holds C·R·S <= " + std::to_string(conv::implicit_gemm_limit);
 }
 
 std::optional<std::string> im2col_fits(const Problem& p) {
@@ -421,9 +334,9 @@ Variant variant(std::string name, std::string description, std::vector<std::pair
   return v;
 }
 
-Variant bug(std::string name, std::string description, int which) {
+Variant bug(std::string name, std::string description, conv::Bug which) {
   Variant v = variant(name, std::move(description), debug_backends(name, which));
-  v.deliberately_wrong = which != 0;
+  v.deliberately_wrong = which != conv::Bug::none;
   return v;
 }
 
@@ -467,76 +380,39 @@ Lesson make_lesson() {
 
   namespace cv = conv;
   l.variants = {
-    variant("cpu_direct", "The definition's loops, output rows over every core, vectorised along each row",
-            {{Backend::cpu, cpu("cpu_direct", cv::cpu_direct)}}),
-    variant("cpu_im2col", "im2col, then OpenBLAS sgemm per image", {{Backend::cpu, cpu("cpu_im2col", cv::cpu_im2col)}}),
-    variant("direct", "One thread per output, the window read from global memory",
-            kernel_backends("direct", direct_variant), false),
-    variant("tiled", "Input tile + halo in shared memory, filters in constant memory, 8 filters per thread",
-            kernel_backends("tiled", tiled_variant), true, constant_memory_fits),
-    variant("im2col_gemm", "im2col into a buffer, then lesson 05's warp-tiled GEMM",
-            kernel_backends("im2col_gemm", im2col_gemm_variant), true, im2col_fits),
-    variant("im2col_cublas", "im2col into a buffer, then cuBLAS SGEMM (FP32)",
-            library_backends(
-                "im2col_cublas",
-#if GPULAB_HAVE_CUDA
-                [] {
-                  return DeviceVariant{
-                      [](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float> ws) {
-                        gpu::conv::im2col_gemm(x, w, y, s, ws, gpu::matmul::cublas);
-                      },
-                      fixed_threads(0),
-                      {},
-                      im2col_floats};
-                },
-#else
-                {},
-#endif
-                "cuBLAS"),
-            true, im2col_fits),
-    variant("implicit_gemm", "The GEMM with each tile of the patch matrix gathered from x: no im2col buffer",
-            kernel_backends("implicit_gemm", implicit_gemm_variant), true, implicit_gemm_fits),
-    variant("winograd", "Winograd F(2×2, 3×3): transformed tiles, 16 GEMMs, 16 multiplies per 36",
-            kernel_backends("winograd", winograd_variant), true, winograd_applies),
-    variant("fft", "cuFFT: pad, transform, multiply spectra, transform back (for large filters)",
-            library_backends(
-                "fft",
-#if GPULAB_HAVE_CUDA
-                [] {
-                  return DeviceVariant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
-                                          std::span<float>) { gpu::conv::fft(x, w, y, s); },
-                                       fixed_threads(0),
-                                       {ConvArithmetic::fft, false}};
-                },
-#else
-                {},
-#endif
-                "cuFFT")),
-    variant("fused", "tiled + bias + ReLU in the same kernel: y = max(0, x ⋆ w + b), one pass",
-            kernel_backends("fused", fused_variant), true, constant_memory_fits),
-    variant("cudnn", "cuDNN forward convolution, FP32 (FMA math), the algorithm it measured fastest",
-            library_backends(
-                "cudnn",
-#if GPULAB_HAVE_CUDA
-                [] { return cudnn_variant(false); },
-#else
-                {},
-#endif
-                "cuDNN")),
-    variant("cudnn_bias_relu", "cuDNN convolution, then a separate bias + ReLU pass: what fused replaces",
-            library_backends(
-                "cudnn_bias_relu",
-#if GPULAB_HAVE_CUDA
-                [] { return cudnn_variant(true); },
-#else
-                {},
-#endif
-                "cuDNN")),
-    bug("debug_fixed", "The debugging lesson's shared-memory kernel, correct: one filter per block", 0),
-    bug("bug_shared_index", "Deliberately wrong: reads shared memory with the output tile's row pitch", 1),
-    bug("bug_channels", "Deliberately wrong: loops over the channels but always reads channel 0", 2),
-    bug("bug_barrier", "Deliberately wrong: no barrier before the next channel overwrites the tile", 3),
-    exercise_variant("exercises/06_conv/conv_debug_exercise.cu", kernel_backends("yours", exercise_conv_variant)),
+      variant("cpu_direct", "The definition's loops, output rows over every core, vectorised along each row",
+              {{Backend::cpu, cpu("cpu_direct", cv::cpu_direct)}}),
+      variant("cpu_im2col", "im2col, then OpenBLAS sgemm per image",
+              {{Backend::cpu, cpu("cpu_im2col", cv::cpu_im2col)}}),
+      variant("direct", "One thread per output, the window read from global memory",
+              kernel_backends("direct", direct_variant), false),
+      variant("tiled", "Input tile + halo in shared memory, filters in constant memory, 8 filters per thread",
+              kernel_backends("tiled", plain(conv::tiled, 256)), true, constant_memory_fits),
+      variant("im2col_gemm", "im2col into a buffer, then lesson 05's warp-tiled GEMM",
+              kernel_backends("im2col_gemm", im2col_variant(matmul::warp_tiled, 256)), true, im2col_fits),
+      variant("im2col_cublas", "im2col into a buffer, then cuBLAS SGEMM (FP32)",
+              kernel_backends("im2col_cublas", im2col_variant(matmul::cublas, 0)), true, im2col_fits),
+      variant("implicit_gemm", "The GEMM with each tile of the patch matrix gathered from x: no im2col buffer",
+              kernel_backends("implicit_gemm", plain(conv::implicit_gemm, 256)), true, implicit_gemm_fits),
+      variant("winograd", "Winograd F(2×2, 3×3): transformed tiles, 16 GEMMs, 16 multiplies per 36",
+              kernel_backends("winograd", winograd_variant), true, winograd_applies),
+      variant("fft", "cuFFT: pad, transform, multiply spectra, transform back (for large filters)",
+              kernel_backends("fft", plain(conv::fft, 0, {ConvArithmetic::fft, false}))),
+      variant("fused", "tiled + bias + ReLU in the same kernel: y = max(0, x ⋆ w + b), one pass",
+              kernel_backends("fused", fused_variant), true, constant_memory_fits),
+      variant("cudnn", "cuDNN forward convolution, FP32 (FMA math), the algorithm it measured fastest",
+              kernel_backends("cudnn", cudnn_variant(false))),
+      variant("cudnn_bias_relu", "cuDNN convolution, then a separate bias + ReLU pass: what fused replaces",
+              kernel_backends("cudnn_bias_relu", cudnn_variant(true))),
+      bug("debug_fixed", "The debugging lesson's shared-memory kernel, correct: one filter per block", conv::Bug::none),
+      bug("bug_shared_index", "Deliberately wrong: reads shared memory with the output tile's row pitch",
+          conv::Bug::shared_index),
+      bug("bug_channels", "Deliberately wrong: loops over the channels but always reads channel 0",
+          conv::Bug::channels),
+      bug("bug_barrier", "Deliberately wrong: no barrier before the next channel overwrites the tile",
+          conv::Bug::barrier),
+      exercise_variant("exercises/06_conv/conv_debug_exercise.cu",
+                       kernel_backends("yours", plain(exercises::conv, 256))),
   };
   l.variants.back().fixed_block = true;
   // The direct CPU loops take seconds per 10^9 multiply-adds on a laptop.

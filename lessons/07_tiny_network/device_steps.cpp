@@ -1,13 +1,11 @@
 #include "07_tiny_network/device_steps.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
 #include "exercises/exercises.hpp"
-
-#if GPULAB_HAVE_CUDA
 #include "mlp/mlp_library.hpp"
-#endif
 
 namespace gpulab::mlp {
 
@@ -15,59 +13,36 @@ namespace {
 
 using Span = std::span<const float>;
 
-// The launchers written once for both targets, by namespace.
-template <Backend B>
-struct Launchers;
-template <>
-struct Launchers<Backend::emulated> {
-  static constexpr auto layered_step = emulated::mlp::layered_step;
-  static constexpr auto fused_step = emulated::mlp::fused_step;
-  static constexpr auto fused_registers_step = emulated::mlp::fused_registers_step;
-  static constexpr StepOptions yours{nullptr, nullptr, emulated::exercises::bias_sigmoid,
-                                     emulated::exercises::column_sums};
-};
-#if GPULAB_HAVE_CUDA
-template <>
-struct Launchers<Backend::gpu> {
-  static constexpr auto layered_step = gpu::mlp::layered_step;
-  static constexpr auto fused_step = gpu::mlp::fused_step;
-  static constexpr auto fused_registers_step = gpu::mlp::fused_registers_step;
-  static constexpr StepOptions yours{nullptr, nullptr, gpu::exercises::bias_sigmoid, gpu::exercises::column_sums};
-};
-#endif
-
-template <Backend B>
 DeviceStep kernel_step(const std::string& variant, float lr, Loss loss, int threads) {
-  using L = Launchers<B>;
   if (variant == "fused") {
     return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
-               std::span<float> out) { L::fused_step(net, p, x, t, batch, lr, loss, out, threads); };
+               std::span<float> out) { fused_step(net, p, x, t, batch, lr, loss, out, threads); };
   }
   if (variant == "fused_registers") {
     return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
-               std::span<float> out) { L::fused_registers_step(net, p, x, t, batch, lr, loss, out); };
+               std::span<float> out) { fused_registers_step(net, p, x, t, batch, lr, loss, out); };
   }
   // `yours`: layered, with the exercise's bias + sigmoid and column sums (exercises/07_tiny_network/).
-  const StepOptions options = variant == "yours" ? L::yours : StepOptions{};
+  const StepOptions options = variant == "yours"
+                                  ? StepOptions{nullptr, nullptr, exercises::bias_sigmoid, exercises::column_sums}
+                                  : StepOptions{};
   return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
-             std::span<float> out) { L::layered_step(net, p, x, t, batch, lr, loss, ws, out, options); };
+             std::span<float> out) { layered_step(net, p, x, t, batch, lr, loss, ws, out, options); };
 }
 
-#if GPULAB_HAVE_CUDA
 // The layer-by-layer step with cuBLAS's GEMMs and/or captured in a CUDA graph.
 DeviceStep library_step(bool cublas, bool graph, float lr, Loss loss) {
-  const GemmFunction gemm = cublas ? gpu::mlp::cublas_gemm : nullptr;
+  const GemmFunction gemm = cublas ? cublas_gemm : nullptr;
   if (!graph) {
     return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
                std::span<float> out) {
-      gpu::mlp::layered_step(net, p, x, t, batch, lr, loss, ws, out, {gemm, nullptr});
+      layered_step(net, p, x, t, batch, lr, loss, ws, out, {gemm, nullptr});
     };
   }
-  auto step = std::make_shared<gpu::mlp::GraphStep>(gemm);
+  std::shared_ptr<GraphStep> step = graph_step(gemm);
   return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
              std::span<float> out) { step->run(net, p, x, t, batch, lr, loss, ws, out); };
 }
-#endif
 
 bool is_kernel_step(const std::string& v) {
   return v == "layered" || v == "fused" || v == "fused_registers" || v == "yours";
@@ -79,30 +54,31 @@ const std::vector<std::string>& device_step_names(Backend backend) {
   static const std::vector<std::string> gpu{"layered", "cublas", "graph", "cublas_graph", "fused", "fused_registers"};
   static const std::vector<std::string> emulated{"layered", "fused", "fused_registers"};
   static const std::vector<std::string> none;
-#if GPULAB_HAVE_CUDA
-  if (backend == Backend::gpu) return gpu;
-#endif
+  if (backend == Backend::gpu && kGpuBuilt) return gpu;
   return backend == Backend::emulated ? emulated : none;
 }
 
+// The step calls the launchers by their one names: it runs on the device backend the calling
+// thread has chosen (the runs and the training choose `backend`).
 DeviceStep device_step(Backend backend, const std::string& variant, float lr, Loss loss, int fused_threads) {
-  if (backend == Backend::emulated && is_kernel_step(variant))
-    return kernel_step<Backend::emulated>(variant, lr, loss, fused_threads);
-#if GPULAB_HAVE_CUDA
-  if (backend == Backend::gpu) {
-    if (is_kernel_step(variant)) return kernel_step<Backend::gpu>(variant, lr, loss, fused_threads);
-    if (variant == "cublas" || variant == "graph" || variant == "cublas_graph")
-      return library_step(variant != "graph", variant != "cublas", lr, loss);
+  const auto& names = device_step_names(backend);
+  if (std::find(names.begin(), names.end(), variant) != names.end() || variant == "yours") {
+    if (is_kernel_step(variant)) return kernel_step(variant, lr, loss, fused_threads);
+    return library_step(variant != "graph", variant != "cublas", lr, loss);
   }
-#endif
+  if (backend == Backend::emulated && (variant == "cublas" || variant == "graph" || variant == "cublas_graph")) {
+    const char* needs = variant == "cublas" ? "cuBLAS" : variant == "graph" ? "CUDA graphs" : "cuBLAS and CUDA graphs";
+    throw NotApplicable("the " + variant + " step needs " + needs +
+                        ", which the emulator does not model: it runs on a GPU only");
+  }
   throw std::invalid_argument("lesson 07: no step \"" + variant + "\" on the " + std::string(to_string(backend)) +
                               " backend");
 }
 
 // Whether a network fits does not depend on the target: the emulator's answer is the GPU's.
 bool device_step_fits(const std::string& variant, const Layout& net, int batch) {
-  if (variant == "fused") return emulated::mlp::fused_fits(net, batch);
-  if (variant == "fused_registers") return emulated::mlp::fused_registers_fits(net);
+  if (variant == "fused") return fused_fits(net, batch);
+  if (variant == "fused_registers") return fused_registers_fits(net);
   return true;
 }
 

@@ -114,33 +114,20 @@ template <typename Target>
 RunFactory device_run(const std::string& name, std::function<DeviceStep()> make_step, bool needs_workspace,
                       int threads) {
   return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    const std::size_t workspace = needs_workspace ? emulated::mlp::step_workspace(in.net, in.batch) : 0;
+    const std::size_t workspace = needs_workspace ? mlp::step_workspace(in.net, in.batch) : 0;
     return std::make_unique<DeviceStepRun<Target>>(in, name, make_step(), workspace, threads);
   });
 }
 
-// A variant on the GPU (where built) and the emulator, or the GPU only where it needs `library`.
-std::vector<std::pair<Backend, RunFactory>> backends_of(const std::string& name, int threads,
-                                                        const std::string& library = "") {
+// A variant on every device backend this build has (cuBLAS and the graphs are skipped on the
+// emulator, saying why).
+std::vector<std::pair<Backend, RunFactory>> backends_of(const std::string& name, int threads) {
   const bool workspace = mlp::needs_workspace(name);
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  backends.emplace_back(
-      Backend::gpu,
-      device_run<GpuTarget>(
-          name, [name] { return mlp::device_step(Backend::gpu, name, kLearningRate, kLoss, kFusedThreads); }, workspace,
-          threads));
-#endif
-  if (!library.empty()) {
-    backends.emplace_back(Backend::emulated, not_emulated(library));
-  } else {
-    backends.emplace_back(
-        Backend::emulated,
-        device_run<EmulatedTarget>(
-            name, [name] { return mlp::device_step(Backend::emulated, name, kLearningRate, kLoss, kFusedThreads); },
-            workspace, threads));
-  }
-  return backends;
+  return on_devices([&]<typename Target>() {
+    return device_run<Target>(
+        name, [name] { return mlp::device_step(Target::backend, name, kLearningRate, kLoss, kFusedThreads); },
+        workspace, threads);
+  });
 }
 
 // ---- the lesson
@@ -176,7 +163,7 @@ Counts counts_of(const Problem& p) {
 Footprint footprint_of(const Problem& p) {
   const Layout net = layout_of(p);
   const double batch = batch_of(p), params = static_cast<double>(net.parameters());
-  const double workspace = static_cast<double>(emulated::mlp::step_workspace(net, static_cast<int>(batch)));
+  const double workspace = static_cast<double>(mlp::step_workspace(net, static_cast<int>(batch)));
   const double io = batch * (net.inputs() + net.outputs());
   // Host: x, t, their pinned copies, the parameters (several copies), the float64 reference's
   // activations and gradients. Device: parameters, x, t, the workspace.
@@ -189,13 +176,13 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 }
 
 std::optional<std::string> fused_applies(const Problem& p) {
-  if (emulated::mlp::fused_fits(layout_of(p), batch_of(p))) return std::nullopt;
+  if (mlp::fused_fits(layout_of(p), batch_of(p))) return std::nullopt;
   return "the fused step keeps the parameters and the batch's activations in one block's 48 KB of shared memory; "
          "this network and batch do not fit";
 }
 
 std::optional<std::string> registers_apply(const Problem& p) {
-  if (emulated::mlp::fused_registers_fits(layout_of(p))) return std::nullopt;
+  if (mlp::fused_registers_fits(layout_of(p))) return std::nullopt;
   return "the register kernel is compiled for the 2x8x1 and 2x16x1 networks only";
 }
 
@@ -234,11 +221,11 @@ Lesson make_lesson() {
        "One kernel per operation: GEMMs, bias + sigmoid, loss, dW, db, deltas, update (13 launches for two layers)",
        backends_of("layered", 256)},
       {"cublas", "layered, with cuBLAS's GEMMs (FP32) in place of the lesson's 16 × 16 tiled kernel",
-       backends_of("cublas", 256, "cuBLAS")},
+       backends_of("cublas", 256)},
       {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 13 kernels",
-       backends_of("graph", 256, "CUDA graphs")},
+       backends_of("graph", 256)},
       {"cublas_graph", "cublas, captured in a CUDA graph: library GEMMs without the launch gaps",
-       backends_of("cublas_graph", 256, "cuBLAS and CUDA graphs")},
+       backends_of("cublas_graph", 256)},
       {"fused", "The whole step in one kernel and one block, everything in shared memory",
        backends_of("fused", kFusedThreads)},
       {"fused_registers",

@@ -24,10 +24,11 @@ class DeviceStepper {
         params_(net.parameters(), "params"),
         x_(static_cast<std::size_t>(batch) * net.inputs(), "x"),
         t_(static_cast<std::size_t>(batch) * net.outputs(), "t"),
-        workspace_(needs_workspace(variant) ? emulated::mlp::step_workspace(net, batch) : 0, "workspace"),
+        workspace_(needs_workspace(variant) ? step_workspace(net, batch) : 0, "workspace"),
         loss_(1, "loss") {}
 
   float operator()(std::span<float> params, std::span<const float> x, std::span<const float> t, int batch) {
+    UseDevice use(Target::backend);  // the step's launchers run there
     params_.copy_from(params);
     // A last, smaller batch goes to the front of the buffers.
     const auto xs = x_.span().first(x.size()), ts = t_.span().first(t.size());
@@ -78,11 +79,8 @@ StepFunction make_step(const Layout& net, int batch, float lr, Loss loss, const 
     throw std::invalid_argument("training: " + variant + " cannot run " + to_string(net) + " with a batch of " +
                                 std::to_string(batch));
   }
-#if GPULAB_HAVE_CUDA
-  if (backend == Backend::gpu) return stepper<GpuTarget>(net, batch, lr, loss, variant, fused_threads);
-#endif
-  if (backend == Backend::emulated) return stepper<EmulatedTarget>(net, batch, lr, loss, variant, fused_threads);
-  throw std::invalid_argument("training: this build has no GPU backend");
+  return with_target(backend,
+                     [&]<typename Target>() { return stepper<Target>(net, batch, lr, loss, variant, fused_threads); });
 }
 
 Boundary decision_boundary(const Layout& net, std::span<const float> params, int size, float lo, float hi) {

@@ -10,33 +10,19 @@
 
 #include <fmt/format.h>
 
+#include "08_streams/streams_runs.hpp"
 #include "common/random.hpp"
 #include "common/results.hpp"
 #include "common/targets.hpp"
 #include "common/verify.hpp"
 #include "sigmoid/sigmoid.hpp"
 #include "vector_add/vector_add.hpp"
-#if GPULAB_HAVE_CUDA
-#include "streams/streams.hpp"
-#endif
 
 namespace gpulab {
 
 namespace {
 
-enum class Workload { add, sigmoid };
-
-struct StreamsInstance : Instance {
-  std::int64_t n = 0;
-  int chunks = 0, streams = 0;
-  std::vector<float> a, b;
-  std::vector<double> sum, sigmoid;  // the float64 references: a + b and σ(a)
-  const std::vector<double>& expected(Workload w) const { return w == Workload::add ? sum : sigmoid; }
-};
-
-// a + b is exact up to the one rounding of the float sum; σ as in lesson 04 (expf within 2 ulp).
-Tolerance tolerance_of(Workload w) { return w == Workload::add ? Tolerance{1e-7, 0} : Tolerance{1e-6, 1e-30}; }
-const char* topic(Workload w) { return w == Workload::add ? "vector add" : "sigmoid"; }
+using namespace streams_runs;
 
 // ---- the CPU: every core, as in lessons 01 and 04
 
@@ -63,144 +49,6 @@ class CpuRun : public Run {
   std::vector<float> out_;
 };
 
-#if GPULAB_HAVE_CUDA
-namespace st = gpu::streams;
-
-// How a GPU run moves its data.
-enum class Mode {
-  pageable,  // copy in, kernel, copy out, one after the other, host memory from the heap
-  pinned,    // the same from page-locked memory
-  overlap,   // chunks over streams: copies and kernels at the same time
-  graph,     // the overlap's operations captured once as a CUDA graph
-  malloc,    // pinned, with cudaMalloc and cudaFree of the device arrays inside every run
-  pool,      // pinned, with cudaMallocAsync and cudaFreeAsync from a memory pool
-};
-
-// Host arrays in pinned memory, or (pageable) in ordinary vectors; b only for the add.
-struct HostArrays {
-  HostArrays(const StreamsInstance& in, Workload w, bool pinned) : pinned_(pinned) {
-    const auto n = static_cast<std::size_t>(in.n);
-    const bool two_inputs = w == Workload::add;
-    if (pinned) {
-      a_pinned.emplace(n, "a (pinned)");
-      std::copy(in.a.begin(), in.a.end(), a_pinned->data());
-      if (two_inputs) {
-        b_pinned.emplace(n, "b (pinned)");
-        std::copy(in.b.begin(), in.b.end(), b_pinned->data());
-      }
-      out_pinned.emplace(n, "out (pinned)");
-    } else {
-      a = in.a;
-      if (two_inputs) b = in.b;
-      out.resize(n);
-    }
-  }
-  st::HostArrays spans() {
-    if (pinned_) return {a_pinned->span(), b_pinned ? b_pinned->span() : std::span<float>(), out_pinned->span()};
-    return {a, b, out};
-  }
-  bool pinned_;
-  std::vector<float> a, b, out;
-  std::optional<gpu::HostBuffer<float>> a_pinned, b_pinned, out_pinned;
-};
-
-class GpuRun : public Run {
- public:
-  GpuRun(const StreamsInstance& in, Workload w, Mode mode, std::string name, int block)
-      : in_(in), work_(w), mode_(mode), name_(std::move(name)), block_(block), host_(in, w, mode != Mode::pageable) {
-    const auto n = static_cast<std::size_t>(in.n);
-    if (mode == Mode::malloc || mode == Mode::pool) {
-      memory_.emplace(mode == Mode::malloc ? st::RunMemory::Kind::malloc : st::RunMemory::Kind::pool);
-    } else {
-      a_.emplace(n, "a");
-      if (w == Workload::add) b_.emplace(n, "b");
-      out_.emplace(n, "out");
-    }
-    if (mode == Mode::overlap || mode == Mode::graph) pipeline_.emplace(in.streams, in.chunks);
-  }
-  void poison() override {
-    if (out_) out_->fill_bytes(kPoisonByte);
-    gpulab::poison(host_.spans().out);
-  }
-  void upload() override {
-    if (mode_ != Mode::pageable && mode_ != Mode::pinned) return;  // the others copy inside compute()
-    const st::HostArrays h = host_.spans();
-    a_->copy_from(h.a);
-    if (work_ == Workload::add) b_->copy_from(h.b);
-  }
-  void compute() override {
-    const st::HostArrays h = host_.spans();
-    const st::Work w = work_ == Workload::add ? st::Work::add : st::Work::sigmoid;
-    switch (mode_) {
-      case Mode::pageable:
-      case Mode::pinned:
-        st::compute(w, a_->data(), device().b, out_->data(), h.out.size(), block_, nullptr);
-        break;
-      case Mode::overlap:
-        pipeline_->run(w, h, device(), block_);
-        break;
-      case Mode::graph:
-        pipeline_->run_graph(w, h, device(), block_);
-        break;
-      case Mode::malloc:
-      case Mode::pool: {
-        const st::DeviceArrays d = memory_->take(h.out.size(), work_ == Workload::add);
-        st::serial_run(w, h, d, block_, cudaStreamLegacy);
-        memory_->give_back(d);
-        break;
-      }
-    }
-  }
-  void download() override {
-    if (mode_ == Mode::pageable || mode_ == Mode::pinned) out_->copy_to(host_.spans().out);
-  }
-  CheckResult check() const override {
-    auto& host = const_cast<HostArrays&>(host_);
-    return compare(host.spans().out, in_.expected(work_), tolerance_of(work_),
-                   fmt::format("{} {} (gpu)", topic(work_), name_));
-  }
-  int block() const override { return block_; }
-  std::string note() const override {
-    if (pipeline_) return fmt::format("{} chunks over {} streams", in_.chunks, in_.streams);
-    return {};
-  }
-
-  // The timeline: the serial run and one pipeline run, each recorded after a warm-up.
-  Timeline record() {
-    const st::HostArrays h = host_.spans();
-    const st::Work w = work_ == Workload::add ? st::Work::add : st::Work::sigmoid;
-    Timeline t;
-    t.variant = name_;
-    t.n = in_.n;
-    t.streams = in_.streams;
-    t.chunks = in_.chunks;
-    auto add = [&t](const std::vector<st::Span>& spans) {
-      for (const st::Span& s : spans)
-        t.spans.push_back({s.stream, s.chunk, st::to_string(s.engine), s.start_ms, s.end_ms});
-    };
-    for (int i = 0; i < 2; ++i) st::record_serial(w, h, device(), block_);
-    add(st::record_serial(w, h, device(), block_));
-    for (int i = 0; i < 2; ++i) pipeline_->run(w, h, device(), block_);
-    pipeline_->run(w, h, device(), block_, true);
-    add(pipeline_->timeline());
-    return t;
-  }
-
- private:
-  st::DeviceArrays device() { return {a_->data(), b_ ? b_->data() : nullptr, out_->data()}; }
-
-  const StreamsInstance& in_;
-  Workload work_;
-  Mode mode_;
-  std::string name_;
-  int block_;
-  HostArrays host_;
-  std::optional<gpu::DeviceBuffer<float>> a_, b_, out_;
-  std::optional<st::Pipeline> pipeline_;
-  std::optional<st::RunMemory> memory_;
-};
-#endif
-
 // ---- variants
 
 using Backends = std::vector<std::pair<Backend, RunFactory>>;
@@ -212,21 +60,11 @@ Backends cpu(Workload w, const std::string& name) {
            })}};
 }
 
-#if GPULAB_HAVE_CUDA
+// A GPU run (on the emulator it is skipped: the emulator has no copy engines).
 Backends gpu_backends(Workload w, Mode mode, const std::string& name) {
-  return {{Backend::gpu,
-           factory<StreamsInstance>([=](const StreamsInstance& in, const RunOptions& o) -> std::unique_ptr<Run> {
-             return std::make_unique<GpuRun>(in, w, mode, name, o.block);
-           })},
-          {Backend::emulated, not_emulated("copy engines and streams")}};
+  return on_devices(factory<StreamsInstance>(
+      [=](const StreamsInstance& in, const RunOptions& o) { return streams_runs::gpu_run(in, o, w, mode, name); }));
 }
-#define GPULAB_STREAMS(w, mode, name) gpu_backends(w, Mode::mode, name)
-#else
-#define GPULAB_STREAMS(w, mode, name)                               \
-  Backends {                                                        \
-    { Backend::emulated, not_emulated("copy engines and streams") } \
-  }
-#endif
 
 constexpr int kDefaultChunks = 16, kDefaultStreams = 4;
 
@@ -296,23 +134,20 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return in;
 }
 
-Timeline timeline_of([[maybe_unused]] const Problem& p, const std::string& variant_name, [[maybe_unused]] int block) {
+Timeline timeline_of(const Problem& p, const std::string& variant_name, int block) {
   const std::string name = variant_name.empty() ? "sigmoid_overlap" : variant_name;
   if (name != "add_overlap" && name != "sigmoid_overlap") {
     throw NotApplicable("a timeline is recorded for add_overlap and sigmoid_overlap, not " + name);
   }
-#if GPULAB_HAVE_CUDA
+  if (!kGpuBuilt) throw NotApplicable("a timeline is recorded on a GPU; this is an emulated-only build");
   if (!device_info().available) throw NotApplicable("a timeline is recorded on a GPU: " + device_info().reason);
   const auto instance = make_instance_of(p, 1);
   const auto& in = static_cast<const StreamsInstance&>(*instance);
-  GpuRun run(in, name == "add_overlap" ? Workload::add : Workload::sigmoid, Mode::overlap, name, block);
-  Timeline t = run.record();
+  UseDevice on_gpu(Backend::gpu);
+  Timeline t = record_timeline(in, name == "add_overlap" ? Workload::add : Workload::sigmoid, name, block);
   t.device = device_info().name;
   t.recorded = utc_now_iso8601();
   return t;
-#else
-  throw NotApplicable("a timeline is recorded on a GPU; this is an emulated-only build");
-#endif
 }
 
 Lesson make_lesson() {
@@ -345,24 +180,24 @@ Lesson make_lesson() {
       variant(add, "cpu_add", "c = a + b on every CPU core: nothing to copy", cpu(add, "cpu_add"), false),
       variant(sig, "cpu_sigmoid", "σ(x) on every CPU core", cpu(sig, "cpu_sigmoid"), false),
       variant(add, "add_pageable", "Copy in, add, copy out, one after the other, from pageable (heap) memory",
-              GPULAB_STREAMS(add, pageable, "add_pageable"), false),
+              gpu_backends(add, Mode::pageable, "add_pageable"), false),
       variant(add, "add_pinned", "The same from pinned memory: the copy engines read it directly",
-              GPULAB_STREAMS(add, pinned, "add_pinned"), false),
+              gpu_backends(add, Mode::pinned, "add_pinned"), false),
       variant(add, "add_overlap",
               "Chunks over streams, copies and kernels overlapped (all in 'kernel'; rate: bus bytes/s)",
-              GPULAB_STREAMS(add, overlap, "add_overlap"), true),
+              gpu_backends(add, Mode::overlap, "add_overlap"), true),
       variant(add, "add_graph", "add_overlap captured once as a CUDA graph: one launch for every chunk's operations",
-              GPULAB_STREAMS(add, graph, "add_graph"), true),
+              gpu_backends(add, Mode::graph, "add_graph"), true),
       variant(add, "add_malloc", "add_pinned with cudaMalloc and cudaFree of the device arrays in every run",
-              GPULAB_STREAMS(add, malloc, "add_malloc"), true),
+              gpu_backends(add, Mode::malloc, "add_malloc"), true),
       variant(add, "add_pool", "add_pinned with cudaMallocAsync and cudaFreeAsync from a memory pool in every run",
-              GPULAB_STREAMS(add, pool, "add_pool"), true),
+              gpu_backends(add, Mode::pool, "add_pool"), true),
       variant(sig, "sigmoid_pinned", "Copy in, σ, copy out, one after the other, from pinned memory",
-              GPULAB_STREAMS(sig, pinned, "sigmoid_pinned"), false),
+              gpu_backends(sig, Mode::pinned, "sigmoid_pinned"), false),
       variant(sig, "sigmoid_overlap", "Chunks over streams: as much in as out, so both copy engines stay busy",
-              GPULAB_STREAMS(sig, overlap, "sigmoid_overlap"), true),
+              gpu_backends(sig, Mode::overlap, "sigmoid_overlap"), true),
       variant(sig, "sigmoid_graph", "sigmoid_overlap captured once as a CUDA graph",
-              GPULAB_STREAMS(sig, graph, "sigmoid_graph"), true),
+              gpu_backends(sig, Mode::graph, "sigmoid_graph"), true),
   };
   return l;
 }

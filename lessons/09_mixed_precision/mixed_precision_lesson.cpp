@@ -14,14 +14,12 @@
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
+#include "matmul/matmul_cublas.hpp"
 #include "mixed/mixed.hpp"
+#include "mixed/mixed_gpu.hpp"
 #include "mixed/mixed_training.hpp"
 #include "mlp/mlp_data.hpp"
 #include "mlp/mlp_train.hpp"
-#if GPULAB_HAVE_CUDA
-#include "matmul/matmul_cublas.hpp"
-#include "mixed/mixed_gpu.hpp"
-#endif
 
 namespace gpulab {
 
@@ -85,13 +83,12 @@ RunFactory cpu(const std::string& name, Format format) {
   });
 }
 
-#if GPULAB_HAVE_CUDA
 // ---- the GPU: A and B stored as `Element` (float, or the bit patterns of a 16-bit format),
 // converted on the host once, outside every timer; so a 16-bit format also halves the upload.
 template <typename Element>
 using GemmOn = std::function<void(const Element* a, const Element* b, float* c, int m, int n, int k)>;
 
-template <typename Element>
+template <typename Target, typename Element>
 class GpuRun : public Run {
  public:
   GpuRun(const ProductInstance& in, std::string name, Format format, GemmOn<Element> gemm)
@@ -119,7 +116,7 @@ class GpuRun : public Run {
   void compute() override { gemm_(a_.data(), b_.data(), c_.data(), in_.m, in_.n, in_.k); }
   void download() override { c_.copy_to(host_c_.span()); }
   CheckResult check() const override {
-    return gpulab::check(host_c_.span(), in_, name_of(name_, Backend::gpu), format_);
+    return gpulab::check(host_c_.span(), in_, name_of(name_, Target::backend), format_);
   }
 
  private:
@@ -135,46 +132,37 @@ class GpuRun : public Run {
   std::string name_;
   Format format_;
   GemmOn<Element> gemm_;
-  gpu::HostBuffer<Element> host_a_, host_b_;
-  gpu::HostBuffer<float> host_c_;
-  gpu::DeviceBuffer<Element> a_, b_;
-  gpu::DeviceBuffer<float> c_;
+  typename Target::template HostBuffer<Element> host_a_, host_b_;
+  typename Target::template HostBuffer<float> host_c_;
+  typename Target::template DeviceBuffer<Element> a_, b_;
+  typename Target::template DeviceBuffer<float> c_;
 };
-
-template <typename Element>
-RunFactory gpu_run(const std::string& name, Format format, GemmOn<Element> gemm) {
-  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    const auto s = format == Format::bf16 ? mx::Storage::bf16 : mx::Storage::fp16;
-    if ((format == Format::fp16 || format == Format::bf16) && !gpu::mixed::tensor_cores_take(s)) {
-      throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
-                          " (compute capability 8.0 or newer does)");
-    }
-    return std::make_unique<GpuRun<Element>>(in, name, format, gemm);
-  });
-}
-#endif
 
 using Backends = std::vector<std::pair<Backend, RunFactory>>;
 
-// A GPU variant: its run where the GPU backend is built, and the reason it is not emulated.
-Backends gpu_only([[maybe_unused]] const std::function<RunFactory()>& make, const std::string& needs) {
-  Backends backends;
-#if GPULAB_HAVE_CUDA
-  backends.emplace_back(Backend::gpu, make());
-#endif
-  backends.emplace_back(Backend::emulated, not_emulated(needs));
-  return backends;
+// The run of a GPU variant, for a target (gpu_only makes it for the GPU alone).
+template <typename Element>
+auto gpu_run(const std::string& name, Format format, GemmOn<Element> gemm) {
+  return [=]<typename Target>() {
+    return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+      const auto s = format == Format::bf16 ? mx::Storage::bf16 : mx::Storage::fp16;
+      if ((format == Format::fp16 || format == Format::bf16) && !mx::tensor_cores_take(s)) {
+        throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
+                            " (compute capability 8.0 or newer does)");
+      }
+      return std::make_unique<GpuRun<Target, Element>>(in, name, format, gemm);
+    });
+  };
 }
 
-#if GPULAB_HAVE_CUDA
 using Bits = std::uint16_t;
 GemmOn<Bits> ours(void (*gemm)(mx::Storage, const Bits*, const Bits*, float*, int, int, int), mx::Storage s) {
   return [gemm, s](const Bits* a, const Bits* b, float* c, int m, int n, int k) { gemm(s, a, b, c, m, n, k); };
 }
 template <typename Element>
-GemmOn<Element> library(gpu::matmul::TensorInputs inputs) {
+GemmOn<Element> library(matmul::TensorInputs inputs) {
   return [inputs](const Element* a, const Element* b, float* c, int m, int n, int k) {
-    gpu::matmul::cublas_tensor(inputs, a, b, c, m, n, k);
+    matmul::cublas_tensor(inputs, a, b, c, m, n, k);
   };
 }
 GemmOn<float> fp32(void (*gemm)(std::span<const float>, std::span<const float>, std::span<float>, int, int, int)) {
@@ -185,10 +173,6 @@ GemmOn<float> fp32(void (*gemm)(std::span<const float>, std::span<const float>, 
     gemm({a, size(m, k)}, {b, size(k, n)}, {c, size(m, n)}, m, n, k);
   };
 }
-#define GPULAB_GPU(make) [] { return make; }
-#else
-#define GPULAB_GPU(make) [] { return RunFactory(); }
-#endif
 
 // A 16-bit variant moves half of A's and B's bytes.
 Counts half_counts(const Problem& p) {
@@ -290,37 +274,31 @@ Lesson make_lesson() {
       variant("openblas_bf16_inputs", "OpenBLAS on the inputs rounded to BF16: 3 bits less than FP16, float's range",
               {{Backend::cpu, cpu("openblas_bf16_inputs", Format::bf16)}}),
       variant("warp_tiled_fp32", "Lesson 05's fastest FP32 kernel (warp tiles), on the CUDA cores",
-              gpu_only(GPULAB_GPU(gpu_run<float>("warp_tiled_fp32", Format::fp32, fp32(gpu::matmul::warp_tiled))),
+              gpu_only(gpu_run<float>("warp_tiled_fp32", Format::fp32, fp32(matmul::warp_tiled)),
                        "lesson 05 (run it there emulated)")),
       variant("cublas_fp32", "cuBLAS in FP32 on the CUDA cores (no tensor cores)",
-              gpu_only(GPULAB_GPU(gpu_run<float>("cublas_fp32", Format::fp32, fp32(gpu::matmul::cublas))), "cuBLAS")),
+              gpu_only(gpu_run<float>("cublas_fp32", Format::fp32, fp32(matmul::cublas)), "cuBLAS")),
       variant("cublas_tf32", "cuBLAS, FP32 inputs read as TF32 (10-bit fraction) by the tensor cores",
-              gpu_only(GPULAB_GPU(gpu_run<float>("cublas_tf32", Format::tf32,
-                                                 library<float>(gpu::matmul::TensorInputs::tf32))),
+              gpu_only(gpu_run<float>("cublas_tf32", Format::tf32, library<float>(matmul::TensorInputs::tf32)),
                        "cuBLAS and tensor cores")),
       variant("wmma_simple", "FP16 in, FP32 sums: one warp per 16 × 16 tile of C, fragments from global memory",
-              gpu_only(GPULAB_GPU(gpu_run<Bits>("wmma_simple", Format::fp16,
-                                                ours(gpu::mixed::wmma_simple, mx::Storage::fp16))),
+              gpu_only(gpu_run<Bits>("wmma_simple", Format::fp16, ours(mx::wmma_simple, mx::Storage::fp16)),
                        "tensor cores"),
               half),
-      variant("wmma_fp16", "FP16 in, FP32 sums: 128 × 128 block tiles through shared memory, async copies ahead",
-              gpu_only(
-                  GPULAB_GPU(gpu_run<Bits>("wmma_fp16", Format::fp16, ours(gpu::mixed::wmma_tiled, mx::Storage::fp16))),
-                  "tensor cores"),
-              half),
-      variant("wmma_bf16", "The same kernel with BF16 inputs",
-              gpu_only(
-                  GPULAB_GPU(gpu_run<Bits>("wmma_bf16", Format::bf16, ours(gpu::mixed::wmma_tiled, mx::Storage::bf16))),
-                  "tensor cores"),
-              half),
+      variant(
+          "wmma_fp16", "FP16 in, FP32 sums: 128 × 128 block tiles through shared memory, async copies ahead",
+          gpu_only(gpu_run<Bits>("wmma_fp16", Format::fp16, ours(mx::wmma_tiled, mx::Storage::fp16)), "tensor cores"),
+          half),
+      variant(
+          "wmma_bf16", "The same kernel with BF16 inputs",
+          gpu_only(gpu_run<Bits>("wmma_bf16", Format::bf16, ours(mx::wmma_tiled, mx::Storage::bf16)), "tensor cores"),
+          half),
       variant("cublas_fp16", "cuBLAS with FP16 inputs and FP32 sums: the tensor cores' library speed",
-              gpu_only(GPULAB_GPU(
-                           gpu_run<Bits>("cublas_fp16", Format::fp16, library<Bits>(gpu::matmul::TensorInputs::fp16))),
+              gpu_only(gpu_run<Bits>("cublas_fp16", Format::fp16, library<Bits>(matmul::TensorInputs::fp16)),
                        "cuBLAS and tensor cores"),
               half),
       variant("cublas_bf16", "cuBLAS with BF16 inputs and FP32 sums",
-              gpu_only(GPULAB_GPU(
-                           gpu_run<Bits>("cublas_bf16", Format::bf16, library<Bits>(gpu::matmul::TensorInputs::bf16))),
+              gpu_only(gpu_run<Bits>("cublas_bf16", Format::bf16, library<Bits>(matmul::TensorInputs::bf16)),
                        "cuBLAS and tensor cores"),
               half),
   };

@@ -10,15 +10,12 @@
 #include <fmt/format.h>
 
 #include "07_tiny_network/step_check.hpp"
+#include "10_multi_gpu/multi_gpu_runs.hpp"
 #include "common/targets.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_data.hpp"
-#include "mlp/mlp_train.hpp"
-#if GPULAB_HAVE_CUDA
 #include "mlp/mlp_library.hpp"
-#include "multi_gpu/multi_gpu.hpp"
-#include "multi_gpu/nccl_library.hpp"
-#endif
+#include "mlp/mlp_train.hpp"
 
 namespace gpulab {
 
@@ -26,28 +23,13 @@ namespace {
 
 using mlp::Layout;
 using mlp::StepInstance;
-
-// Lesson 07's step on gpus × batch examples.
-struct MultiGpuInstance : Instance {
-  std::unique_ptr<StepInstance> step;
-  int gpus = 1;
-};
+using namespace multi_gpu_runs;
 
 // 0 in a problem: every visible GPU (at least 1, so the CPU variants run anywhere).
-int visible() {
-#if GPULAB_HAVE_CUDA
-  return std::max(1, gpu::multi_gpu::visible_gpus());
-#else
-  return 1;
-#endif
-}
+int visible() { return kGpuBuilt ? std::max(1, visible_gpus()) : 1; }
 int gpus_of(const Problem& p) {
   const std::int64_t gpus = p.dim("gpus", 0);
   return gpus > 0 ? static_cast<int>(gpus) : visible();
-}
-
-std::string name_of(const std::string& variant, Backend backend) {
-  return "multi_gpu " + variant + " (" + std::string(to_string(backend)) + ")";
 }
 
 // ---- the CPU: the whole batch at once, and the data-parallel algorithm on shards
@@ -91,115 +73,6 @@ class CpuRun : public Run {
   float loss_ = 0;
 };
 
-#if GPULAB_HAVE_CUDA
-namespace mg = gpu::multi_gpu;
-
-enum class Split { one_gpu, data, model };
-
-// A step over GPUs: upload sends the parameters and the batch, compute is the step, download
-// brings every GPU's parameters back; check() compares GPU 0's (or the gathered ones) with float64
-// and, for data parallelism, every other GPU's with GPU 0's bit for bit.
-class MultiGpuRun : public Run {
- public:
-  MultiGpuRun(const MultiGpuInstance& in, std::string name, Split split, mlp::GemmFunction gemm, bool graph)
-      : in_(*in.step), name_(std::move(name)), split_(split) {
-    if (split == Split::model) {
-      model_.emplace(in_.net, in.gpus, in_.batch, gemm);
-      copies_.assign(1, std::vector<float>(in_.initial.size()));
-    } else {
-      const int used = split == Split::one_gpu ? 1 : in.gpus;
-      data_.emplace(in_.net, used, in_.batch / used, gemm, graph);
-      copies_.assign(static_cast<std::size_t>(used), std::vector<float>(in_.initial.size()));
-    }
-  }
-  void poison() override {
-    for (auto& c : copies_) gpulab::poison(c);
-  }
-  void upload() override {
-    if (model_) {
-      model_->set_parameters(in_.initial);
-      model_->set_batch(in_.x, in_.t);
-    } else {
-      data_->set_parameters(in_.initial);
-      data_->set_batch(in_.x, in_.t);
-    }
-  }
-  void compute() override {
-    if (model_) {
-      model_->step(mlp::kLearningRate, mlp::kLoss);
-    } else {
-      data_->step(mlp::kLearningRate, mlp::kLoss);
-    }
-  }
-  void download() override {
-    if (model_) {
-      model_->parameters(copies_.front());
-      loss_ = model_->loss();
-      return;
-    }
-    for (std::size_t g = 0; g < copies_.size(); ++g) data_->parameters(static_cast<int>(g), copies_[g]);
-    loss_ = data_->loss();
-  }
-  CheckResult check() const override {
-    const std::string what = name_of(name_, Backend::gpu);
-    for (std::size_t g = 1; g < copies_.size(); ++g) {
-      if (std::memcmp(copies_[g].data(), copies_.front().data(), copies_[g].size() * sizeof(float)) == 0) continue;
-      std::size_t i = 0;
-      while (copies_[g][i] == copies_.front()[i]) ++i;
-      CheckResult r;
-      r.passed = false;
-      r.mismatches = 1;
-      r.checked = copies_[g].size();
-      r.message = fmt::format(
-          "{}: GPU {}'s parameters differ from GPU 0's after the step (first at {}: {:.9g} and {:.9g}): "
-          "the GPUs no longer train the same network",
-          what, g, i, copies_[g][i], copies_.front()[i]);
-      return r;
-    }
-    return mlp::check_step(copies_.front(), loss_, in_, what);
-  }
-  std::string note() const override {
-    if (model_) {
-      std::string layers;
-      for (int l = 0; l < in_.net.layers(); ++l)
-        layers += fmt::format("{}layer {} on GPU {}", l ? ", " : "", l, model_->device_of_layer(l));
-      return layers;
-    }
-    if (split_ == Split::data && copies_.size() > 1) {
-      return fmt::format("{} GPUs, {} examples each; NCCL {}, the same parameters on every GPU", copies_.size(),
-                         in_.batch / static_cast<int>(copies_.size()), mg::nccl().version);
-    }
-    return {};
-  }
-
- private:
-  const StepInstance& in_;
-  std::string name_;
-  Split split_;
-  std::optional<mg::DataParallel> data_;
-  std::optional<mg::ModelParallel> model_;
-  std::vector<std::vector<float>> copies_;
-  float loss_ = 0;
-};
-
-RunFactory gpu_run(const std::string& name, Split split, mlp::GemmFunction gemm, bool graph) {
-  return factory<MultiGpuInstance>([=](const MultiGpuInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    const int have = mg::visible_gpus();
-    if (split != Split::one_gpu && in.gpus > have) {
-      throw NotApplicable(fmt::format("asks for {} GPUs; {} visible here", in.gpus, have));
-    }
-    if (split == Split::data && in.gpus > 1) {
-      try {
-        mg::nccl();
-      } catch (const mg::NcclUnavailable& e) {
-        throw NotApplicable(e.what());
-      }
-    }
-    return std::make_unique<MultiGpuRun>(in, name, split, gemm, graph);
-  });
-}
-#endif
-
 // ---- variants
 
 using Backends = std::vector<std::pair<Backend, RunFactory>>;
@@ -211,19 +84,15 @@ Backends cpu(const std::string& name, bool sharded) {
            })}};
 }
 
-#if GPULAB_HAVE_CUDA
-#define GPULAB_SPLIT(name, split, gemm, graph)                  \
-  Backends {                                                    \
-    {Backend::gpu, gpu_run(name, Split::split, gemm, graph)}, { \
-      Backend::emulated, not_emulated("several GPUs and NCCL")  \
-    }                                                           \
-  }
-#else
-#define GPULAB_SPLIT(name, split, gemm, graph)                   \
-  Backends {                                                     \
-    { Backend::emulated, not_emulated("several GPUs and NCCL") } \
-  }
-#endif
+// A GPU variant (on the emulator it is skipped: it needs several GPUs and NCCL).
+Backends split_backends(const std::string& name, Split split, mlp::GemmFunction gemm, bool graph) {
+  return gpu_only(
+      [=]<typename Target>() {
+        return factory<MultiGpuInstance>(
+            [=](const MultiGpuInstance& in, const RunOptions&) { return gpu_run(in, name, split, gemm, graph); });
+      },
+      "several GPUs and NCCL");
+}
 
 // ---- the lesson
 
@@ -274,72 +143,9 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return in;
 }
 
-// ---- training: the same run on one GPU and on every GPU
-
-#if GPULAB_HAVE_CUDA
-std::string train_report(const std::string& dataset_name, const std::string& variant, Backend backend, int epochs) {
-  const auto dataset = mlp::parse_dataset(dataset_name);
-  if (!dataset) throw std::invalid_argument("unknown dataset '" + dataset_name + "' (xor, moons, circles, spirals)");
-  if (backend != Backend::gpu) throw std::invalid_argument("lesson 10 trains on GPUs: --backend gpu");
-  if (!variant.empty() && variant != "data_parallel") {
-    throw std::invalid_argument("lesson 10 trains with data_parallel (and the same on one GPU beside it)");
-  }
-  const int gpus = mg::visible_gpus();
-  if (gpus < 1) throw std::invalid_argument("no GPU to train on");
-  constexpr int kPerGpu = 128;
-  const int steps = epochs > 0 ? epochs : 300;
-  const Layout net{{2, 16, 1}};
-  const mlp::Data data = mlp::make_dataset(*dataset, kPerGpu * gpus, 7);
-  const std::vector<float> initial = mlp::initial_parameters(net, 7);
-  constexpr float kRate = 2.0f;
-  mg::DataParallel many(net, gpus, kPerGpu, nullptr), one(net, 1, kPerGpu * gpus, nullptr);
-  for (mg::DataParallel* run : {&many, &one}) {
-    run->set_parameters(initial);
-    run->set_batch(data.x, data.y);
-  }
-  std::string out = fmt::format(
-      "Lesson 10: {} ({} points) on 2x16x1, full batch, binary cross-entropy, lr {}: {} GPU(s) × {} examples "
-      "against 1 GPU × {}\n\n{:>6} {:>14} {:>14} {:>12}\n",
-      dataset_name, data.count, kRate, gpus, kPerGpu, kPerGpu * gpus, "step", "loss, 1 GPU",
-      fmt::format("loss, {} GPUs", gpus), "difference");
-  std::vector<float> first(initial.size()), other(initial.size()), single(initial.size());
-  double largest_loss_gap = 0, largest_parameter_gap = 0;
-  for (int step = 1; step <= steps; ++step) {
-    many.step(kRate, mlp::Loss::bce);
-    one.step(kRate, mlp::Loss::bce);
-    // After every step: every GPU holds the same parameters, bit for bit.
-    many.parameters(0, first);
-    for (int g = 1; g < gpus; ++g) {
-      many.parameters(g, other);
-      if (std::memcmp(first.data(), other.data(), first.size() * sizeof(float)) != 0) {
-        throw std::runtime_error(fmt::format("after step {} GPU {}'s parameters differ from GPU 0's", step, g));
-      }
-    }
-    one.parameters(0, single);
-    for (std::size_t i = 0; i < single.size(); ++i) {
-      largest_parameter_gap = std::max(largest_parameter_gap, static_cast<double>(std::abs(single[i] - first[i])));
-    }
-    const float a = one.loss(), b = many.loss();
-    largest_loss_gap = std::max(largest_loss_gap, static_cast<double>(std::abs(a - b)));
-    if (step == 1 || step % std::max(1, steps / 10) == 0) {
-      out += fmt::format("{:>6} {:>14.7f} {:>14.7f} {:>12.2e}\n", step, a, b, std::abs(a - b));
-    }
-  }
-  out += fmt::format(
-      "\nThe parameters were identical on all {} GPUs after each of the {} steps. Largest difference from the "
-      "one-GPU run: loss {:.2e}, parameter {:.2e} (the GPUs sum the same terms in a different order).\n",
-      gpus, steps, largest_loss_gap, largest_parameter_gap);
-  return out;
-}
-#endif
-
 // A problem on more GPUs than the machine has is skipped, with the count, before anything runs.
 std::optional<std::string> needs_gpus(const Problem& p) {
-#if GPULAB_HAVE_CUDA
-  const int have = gpu::multi_gpu::visible_gpus();
-#else
-  const int have = 0;
-#endif
+  const int have = kGpuBuilt ? visible_gpus() : 0;
   if (gpus_of(p) <= have) return std::nullopt;
   return fmt::format("asks for {} GPU{}; {} visible here", gpus_of(p), gpus_of(p) == 1 ? "" : "s", have);
 }
@@ -366,24 +172,22 @@ Lesson make_lesson() {
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
-#if GPULAB_HAVE_CUDA
-  l.train = train_report;
-  const mlp::GemmFunction cublas = gpu::mlp::cublas_gemm;
-#endif
+  if (kGpuBuilt) l.train = train_report;
+  const mlp::GemmFunction cublas = mlp::cublas_gemm;
   l.variants = {
       {"cpu", "Lesson 07's CPU step on the whole batch (every GPU's examples)", cpu("cpu", false)},
       {"cpu_shards", "The data-parallel algorithm on the CPU: each GPU's share alone, gradients averaged",
        cpu("cpu_shards", true)},
       {"one_gpu", "The whole batch on GPU 0 alone (lesson 07's layered step, cuBLAS GEMMs)",
-       GPULAB_SPLIT("one_gpu", one_gpu, cublas, false)},
+       split_backends("one_gpu", Split::one_gpu, cublas, false)},
       {"data_parallel", "Every GPU a share, gradients averaged by NCCL all-reduce; the lesson's kernels, one by one",
-       GPULAB_SPLIT("data_parallel", data, nullptr, false)},
+       split_backends("data_parallel", Split::data, nullptr, false)},
       {"data_parallel_graph", "data_parallel with each GPU's part of the step captured once as a CUDA graph",
-       GPULAB_SPLIT("data_parallel_graph", data, nullptr, true)},
+       split_backends("data_parallel_graph", Split::data, nullptr, true)},
       {"data_parallel_cublas_graph", "data_parallel_graph with cuBLAS's GEMMs: for the larger networks",
-       GPULAB_SPLIT("data_parallel_cublas_graph", data, cublas, true)},
+       split_backends("data_parallel_cublas_graph", Split::data, cublas, true)},
       {"model_parallel", "The layers split over the GPUs, activations and deltas copied between them (cuBLAS GEMMs)",
-       GPULAB_SPLIT("model_parallel", model, cublas, false)},
+       split_backends("model_parallel", Split::model, cublas, false)},
   };
   for (Variant& v : l.variants) {
     if (v.name.starts_with("data_parallel") || v.name == "model_parallel") v.applies = needs_gpus;

@@ -22,29 +22,14 @@ RunFactory cpu_array_run(const std::string& name, Tolerance tolerance, ArrayFunc
 }
 
 std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
-                                                            [[maybe_unused]] const ArrayFunction& gpu,
-                                                            const ArrayFunction& emulated,
-                                                            [[maybe_unused]] const OccupancyFunction& gpu_occupancy,
-                                                            const OccupancyFunction& emulated_occupancy) {
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  if (gpu) backends.emplace_back(Backend::gpu, kernel_array_run<GpuTarget>(name, tolerance, gpu, gpu_occupancy));
-#endif
-  backends.emplace_back(Backend::emulated,
-                        kernel_array_run<EmulatedTarget>(name, tolerance, emulated, emulated_occupancy));
-  return backends;
+                                                            const ArrayFunction& fn,
+                                                            const OccupancyFunction& occupancy) {
+  return on_devices([&]<typename Target>() { return kernel_array_run<Target>(name, tolerance, fn, occupancy); });
 }
 
 std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string& name, Tolerance tolerance,
-                                                               [[maybe_unused]] const ArrayFunction& gpu,
-                                                               const ArrayFunction& emulated,
-                                                               const std::string& instead) {
-  std::vector<std::pair<Backend, RunFactory>> backends;
-#if GPULAB_HAVE_CUDA
-  if (gpu) backends.emplace_back(Backend::gpu, one_block_run<GpuTarget>(name, tolerance, gpu, instead));
-#endif
-  backends.emplace_back(Backend::emulated, one_block_run<EmulatedTarget>(name, tolerance, emulated, instead));
-  return backends;
+                                                               const ArrayFunction& fn, const std::string& instead) {
+  return on_devices([&]<typename Target>() { return one_block_run<Target>(name, tolerance, fn, instead); });
 }
 
 std::unique_ptr<ArrayInstance> random_inputs(const std::string& topic, const std::vector<std::string>& names,

@@ -29,16 +29,13 @@ using Inputs = std::vector<std::span<const float>>;
 using Shape = std::vector<std::size_t>;
 using ArrayFunction = std::function<void(const Inputs& in, std::span<float> out, const Shape& shape, int block)>;
 
-// Adapters from a launcher's own signature; an empty function for a null launcher (the GPU's in
-// an emulated-only build, see GPULAB_GPU_LAUNCHER).
+// Adapters from a launcher's own signature.
 using UnaryLauncher = void (*)(std::span<const float> x, std::span<float> y, int block);
 using BinaryLauncher = void (*)(std::span<const float> a, std::span<const float> b, std::span<float> c, int block);
 inline ArrayFunction unary(UnaryLauncher f) {
-  if (f == nullptr) return {};
   return [f](const Inputs& in, std::span<float> out, const Shape&, int block) { f(in[0], out, block); };
 }
 inline ArrayFunction binary(BinaryLauncher f) {
-  if (f == nullptr) return {};
   return [f](const Inputs& in, std::span<float> out, const Shape&, int block) { f(in[0], in[1], out, block); };
 }
 
@@ -152,16 +149,13 @@ RunFactory one_block_run(const std::string& name, Tolerance tolerance, ArrayFunc
   });
 }
 
-// A kernel variant on the GPU (where the GPU backend is built; `gpu` is empty otherwise) and
-// emulated, from one kernel source.
+// A kernel variant on every device backend this build has, from one kernel source.
 std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
-                                                            const ArrayFunction& gpu, const ArrayFunction& emulated,
-                                                            const OccupancyFunction& gpu_occupancy = {},
-                                                            const OccupancyFunction& emulated_occupancy = {});
+                                                            const ArrayFunction& fn,
+                                                            const OccupancyFunction& occupancy = {});
 // The same for a one-block variant (see one_block_run).
 std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string& name, Tolerance tolerance,
-                                                               const ArrayFunction& gpu, const ArrayFunction& emulated,
-                                                               const std::string& instead);
+                                                               const ArrayFunction& fn, const std::string& instead);
 
 // An instance with one input array per name, `count` elements each, uniform in [lo, hi] from the
 // seed (input k from stream k), and room for the reference.

@@ -253,7 +253,7 @@ int print_training(const Lesson& lesson, const Options& o) {
     throw UsageError(fmt::format("--epochs must be between 1 and 100000; got {}", *o.epochs));
   const std::vector<Backend> backends = resolve_backends(o);
   Backend backend = backends.size() == 1 ? backends.front() : Backend::cpu;
-  if (backends.size() != 1 && GPULAB_HAVE_CUDA && device_info().available) backend = Backend::gpu;
+  if (backends.size() != 1 && kGpuBuilt && device_info().available) backend = Backend::gpu;
   if (backend == Backend::gpu && !device_info().available)
     throw UsageError("no GPU to train on (" + device_info().reason + "); --backend emulated or cpu");
   if (o.variants.size() > 1) throw UsageError("--train takes one --variant");
@@ -290,7 +290,7 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   const auto runs = selected_runs(lesson, selection);
   const bool gpu_selected =
       std::find(selection.backends.begin(), selection.backends.end(), Backend::gpu) != selection.backends.end();
-  if (runs.empty() && gpu_selected && !GPULAB_HAVE_CUDA) {
+  if (runs.empty() && gpu_selected && !kGpuBuilt) {
     throw UsageError(
         "this is an emulated-only build (no CUDA toolkit): it has no GPU backend; "
         "--backend emulated runs the GPU kernels on the CPU");

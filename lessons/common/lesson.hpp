@@ -74,13 +74,6 @@ class Run {
   virtual std::string note() const { return {}; }
 };
 
-// Thrown by a variant that cannot run this size or configuration; the run is reported as
-// skipped, with the reason, rather than failed (a single block of n > 1024 threads, say).
-class NotApplicable : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // A lesson's data for one size: inputs and the float64 reference. Lessons derive from it.
 class Instance {
  public:

@@ -1,0 +1,38 @@
+#pragma once
+// Lesson 10's data and its GPU runs (multi_gpu_runs.cpp, GPU builds only: elsewhere they say so).
+#include <memory>
+#include <string>
+
+#include "07_tiny_network/step_check.hpp"
+#include "common/backend.hpp"
+#include "common/lesson.hpp"
+#include "mlp/mlp.hpp"
+
+namespace gpulab::multi_gpu_runs {
+
+// Lesson 07's step on gpus × batch examples.
+struct MultiGpuInstance : Instance {
+  std::unique_ptr<mlp::StepInstance> step;
+  int gpus = 1;
+};
+
+// How a GPU variant spreads the step: the whole batch on GPU 0, the batch over the GPUs (data
+// parallel), or the layers over the GPUs (model parallel).
+enum class Split { one_gpu, data, model };
+
+inline std::string name_of(const std::string& variant, Backend backend) {
+  return "multi_gpu " + variant + " (" + std::string(to_string(backend)) + ")";
+}
+
+// The GPUs this process sees.
+int visible_gpus();
+
+// A run of the step spread as `split` says, its GEMMs by `gemm` (null: the lesson's kernel), each
+// GPU's part captured in a CUDA graph where `graph` says so.
+std::unique_ptr<Run> gpu_run(const MultiGpuInstance& in, const std::string& name, Split split, mlp::GemmFunction gemm,
+                             bool graph);
+
+// --train: the same training on one GPU and on every GPU, step by step.
+std::string train_report(const std::string& dataset_name, const std::string& variant, Backend backend, int epochs);
+
+}  // namespace gpulab::multi_gpu_runs
