@@ -14,6 +14,7 @@
 #include "common/cli.hpp"
 #include "common/results.hpp"
 #include "core/settings.hpp"
+#include "registry.hpp"
 #include "ui/app_window.hpp"
 #include "ui/fonts.hpp"
 #include "ui/screenshot.hpp"
@@ -44,8 +45,10 @@ int main(int argc, char** argv) try {
   cli.add_option("--lesson", o.app.lesson, "Lesson to open (01, 02, ...); default: the last one")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cli.add_option("--view", o.app.view, "View to open")
-      ->check(CLI::IsMember({"learn", "code", "run", "visualize", "exercise", "device"}))
+      ->check(CLI::IsMember(app::AppWindow::view_keys()))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  bool list_views = false;
+  cli.add_flag("--list-views", list_views, "Print the views the --lesson offers, one per line, and exit");
   cli.add_flag("--run", o.app.run, "Start a run of the default size at once");
   cli.add_flag("--sweep", o.app.sweep, "Start a sweep over sizes at once");
   cli.add_option("--backend", o.backends,
@@ -75,6 +78,15 @@ int main(int argc, char** argv) try {
     return code == 0 ? kExitOk : kExitUsage;
   }
   for (const auto& b : o.backends) o.app.backends.push_back(*parse_backend(b));
+  if (list_views) {
+    const Lesson* lesson = find_lesson(o.app.lesson);
+    if (lesson == nullptr) {
+      std::fprintf(stderr, "gpulab: --list-views needs --lesson with one of the lessons (01, 02, ...)\n");
+      return kExitUsage;
+    }
+    for (const std::string& view : app::AppWindow::view_keys(lesson)) std::printf("%s\n", view.c_str());
+    return kExitOk;
+  }
   const bool screenshot_mode = !o.screenshot.empty();
 
   glfwSetErrorCallback(on_glfw_error);

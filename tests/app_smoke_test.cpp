@@ -82,7 +82,7 @@ TEST_CASE("the app exports a run as CSV, JSON and PNG", "[app][xvfb]") {
 }
 
 TEST_CASE("every view of every lesson renders", "[app][xvfb]") {
-  for (const char* view : {"learn", "code", "visualize", "exercise", "device"}) {
+  for (const char* view : {"learn", "code", "run", "visualize", "exercise", "device"}) {
     for (const char* lesson : {"02", "03"}) {
       const std::string png = (std::filesystem::temp_directory_path() / "gpulab-view.png").string();
       const auto r =

@@ -1,6 +1,6 @@
 #pragma once
 // The app's state and its panels, drawn once a frame: the lesson list, and for the selected lesson
-// the Learn, Code, Run, Visualize and Device views. Runs go through the runner thread; this class
+// the views of kViews (Learn, Code, Run, Visualize, Exercise, Device). Runs go through the runner thread; this class
 // only reads what it publishes.
 #include <future>
 #include <map>
@@ -23,6 +23,11 @@
 #include "ui/training_view.hpp"
 
 namespace gpulab::app {
+
+// Whether a lesson has something for the Visualize view (a thread map, a timeline, live training)
+// and for the Exercise view.
+bool has_visualization(const Lesson& lesson);
+bool has_exercise(const Lesson& lesson);
 
 struct AppOptions {
   std::string data_dir;               // the repository: docs/, kernels/, assets/
@@ -53,8 +58,19 @@ class AppWindow {
   // Saves this session's measurements as CSV and JSON, and asks for a PNG of the window, in the
   // export folder; returns what it did (or why not).
   std::string export_results();
+  // The views' --view keys in the order of their tabs: all of them, or those `lesson` offers.
+  static std::vector<std::string> view_keys(const Lesson* lesson = nullptr);
 
  private:
+  // A view: its --view key, its tab's title, what draws it, and whether a lesson offers it (null: every lesson).
+  struct View {
+    const char* key;
+    const char* title;
+    void (AppWindow::*draw)();
+    bool (*offered)(const Lesson&);
+  };
+  static const View kViews[6];
+
   struct LessonState {
     std::int64_t n = 0;
     int block = 256, reps = 10;
@@ -103,6 +119,7 @@ class AppWindow {
   void draw_plots();
   void draw_ladder_chart(const std::vector<ReferenceLine>& ceilings, ImVec2 size);
   void draw_visualize();
+  void draw_thread_map_panel();
   void draw_timeline_panel();
   void draw_device();
   void draw_status_bar();

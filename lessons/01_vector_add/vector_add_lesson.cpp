@@ -66,7 +66,7 @@ Lesson make_lesson() {
        "Every CPU core (OpenMP), each loop vectorised",
        {{Backend::cpu, cpu("cpu_threads", va::cpu_threads)}}},
       {"single_block", "One block of n threads: fails past the max threads per block",
-       one_block_backends("single_block", kTolerance, binary(vector_add::single_block), "blocks"), 1024},
+       one_block_backends("single_block", kTolerance, binary(vector_add::single_block), "blocks")},
       {"blocks", "One thread per element over ceil(n / block) blocks, bounds guard",
        kernel_backends("blocks", kTolerance, binary(vector_add::blocks))},
       {"grid_stride", "A grid that fills the GPU once; each thread strides over the array",

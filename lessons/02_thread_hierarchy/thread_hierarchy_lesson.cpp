@@ -80,7 +80,7 @@ Lesson make_lesson() {
   l.variants = {
       {"cpu_loop", "One CPU thread, a plain loop", {{Backend::cpu, cpu_array_run("cpu_loop", kTolerance, cpu_loop)}}},
       {"one_block", "<<<1, n>>>: all threads in one block, refused past 1024",
-       one_block_backends("one_block", kTolerance, unary_fn(thread_hierarchy::one_block), "blocks_1d"), 1024},
+       one_block_backends("one_block", kTolerance, unary_fn(thread_hierarchy::one_block), "blocks_1d")},
       {"blocks_1d", "A 1-D grid of 1-D blocks: i = blockIdx.x * blockDim.x + threadIdx.x",
        kernel_backends("blocks_1d", kTolerance, unary_fn(thread_hierarchy::blocks_1d),
                        thread_hierarchy::blocks_1d_occupancy)},

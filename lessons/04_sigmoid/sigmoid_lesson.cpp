@@ -118,7 +118,7 @@ Lesson make_lesson() {
       {"fused_float4", "One pass, grid-stride with 16-byte float4 loads and stores",
        kernel_backends("fused_float4", kExact, unary(sigmoid::fused_float4))},
       {"unfused", "Three kernels (e^-x, 1 + y, 1 / y): three passes over memory",
-       kernel_backends("unfused", kExact, unary(sigmoid::unfused)), 0, unfused_counts},
+       kernel_backends("unfused", kExact, unary(sigmoid::unfused)), unfused_counts},
       exercise_variant("exercises/04_sigmoid/sigmoid_exercise.cu",
                        kernel_backends("yours", kExact, unary(exercises::sigmoid))),
   };

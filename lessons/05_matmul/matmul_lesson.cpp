@@ -163,7 +163,6 @@ Lesson make_lesson() {
   l.default_n = 1024;
   l.max_n = 16384;
   l.sweep = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
-  l.emulated_max_n = 1024;  // ~10^9 multiply-adds: seconds emulated; more would take minutes
   l.test_problems = product_test_problems();
   l.test_sizes = {1, 17, 127, 1000};
   l.problem = product_problem;
@@ -190,41 +189,37 @@ Lesson make_lesson() {
       {"shared_tiles",
        "32 × 32 tiles of A and B in shared memory, each value read 32 times there",
        fixed_kernel("shared_tiles", mm::shared_tiles, 1024, fixed_occupancy(mm::shared_tiles_occupancy)),
-       0,
        {},
        true},
       {"register_1d",
        "64 × 64 tiles, 8 results per thread down a column (1-D register blocking)",
        fixed_kernel("register_1d", mm::register_1d, 512, fixed_occupancy(mm::register_1d_occupancy)),
-       0,
        {},
        true},
       {"register_2d",
        "128 × 128 tiles, an 8 × 8 block per thread (2-D register blocking)",
        fixed_kernel("register_2d", mm::register_2d, 256, fixed_occupancy(mm::register_2d_occupancy)),
-       0,
        {},
        true},
       {"vectorised",
        "register_2d with float4 loads and A transposed in shared memory",
        fixed_kernel("vectorised", mm::vectorised, 256, fixed_occupancy(mm::vectorised_occupancy)),
-       0,
        {},
        true},
       {"warp_tiled",
        "Warp-shaped tiles without bank conflicts, 16 × 8 per thread, double-buffered shared memory",
        fixed_kernel("warp_tiled", mm::warp_tiled, 256,
                     [](int, int m, int n) { return mm::warp_tiled_occupancy(m, n); }),
-       0,
        {},
        true},
-      {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), 0, {}, true},
+      {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), {}, true},
       exercise_variant("exercises/05_matmul/matmul_exercise.cu",
                        fixed_kernel("yours", exercises::matmul, exercises::kMatmulTile * exercises::kMatmulTile, {})),
   };
   l.variants.back().fixed_block = true;
   // The naive loops take seconds at n = 1024 and hours at 8192.
-  l.variants.front().slow_after_n = 1024;
+  l.variants.front().skips.push_back(slow_past(1024));
+  skip_in_every_variant(l, emulated_past(1024));  // ~10^9 multiply-adds: seconds emulated; more would take minutes
   return l;
 }
 

@@ -330,7 +330,7 @@ Variant variant(std::string name, std::string description, std::vector<std::pair
                 bool fixed_block = true, std::function<std::optional<std::string>(const Problem&)> applies = {}) {
   Variant v{std::move(name), std::move(description), std::move(backends)};
   v.fixed_block = fixed_block;
-  v.applies = std::move(applies);
+  if (applies) v.skips.push_back(unless_applies(std::move(applies)));
   return v;
 }
 
@@ -358,7 +358,6 @@ Lesson make_lesson() {
   l.default_n = 56;
   l.max_n = 2048;
   l.sweep = {8, 16, 32, 64, 128, 256, 512};
-  l.emulated_max_n = 64;
   l.parse_shape = parse_shape;
   l.shape_help =
       "NxCxHxW:K:RxS[:pad[:stride]], e.g. 32x3x32x32:16:3x3 or 1x1x1024x1024:1:31x31:15 (padding "
@@ -416,7 +415,8 @@ Lesson make_lesson() {
   };
   l.variants.back().fixed_block = true;
   // The direct CPU loops take seconds per 10^9 multiply-adds on a laptop.
-  l.variants.front().slow_after_n = 512;
+  l.variants.front().skips.push_back(slow_past(512));
+  skip_in_every_variant(l, emulated_past(64));
   return l;
 }
 

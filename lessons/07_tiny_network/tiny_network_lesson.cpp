@@ -200,7 +200,6 @@ Lesson make_lesson() {
   l.default_n = 64;
   l.max_n = 1 << 20;
   l.sweep = {16, 64, 256, 1024, 4096, 16384, 65536};
-  l.emulated_max_n = 16384;
   l.parse_shape = parse_shape;
   l.shape_help = "INxHIDDENxOUT:BATCH, e.g. 784x128x10:128";
   l.test_problems = {problem_from(Layout{{2, 16, 1}}, 64), problem_from(Layout{{2, 16, 1}}, 1),
@@ -234,8 +233,9 @@ Lesson make_lesson() {
       exercise_variant("exercises/07_tiny_network/layer_exercise.cu", backends_of("yours", 256)),
   };
   for (Variant& v : l.variants) v.fixed_block = true;
-  l.variants[l.variants.size() - 3].applies = fused_applies;
-  l.variants[l.variants.size() - 2].applies = registers_apply;
+  l.variants[l.variants.size() - 3].skips.push_back(unless_applies(fused_applies));
+  l.variants[l.variants.size() - 2].skips.push_back(unless_applies(registers_apply));
+  skip_in_every_variant(l, emulated_past(16384));
   l.train = mlp::training_report;
   l.live_training = true;
   return l;

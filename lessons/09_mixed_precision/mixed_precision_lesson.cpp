@@ -256,7 +256,6 @@ Lesson make_lesson() {
   l.default_n = 2048;
   l.max_n = 16384;
   l.sweep = {128, 256, 512, 1024, 2048, 4096, 8192};
-  l.emulated_max_n = 512;
   l.test_problems = product_test_problems();
   l.test_problems.push_back(product_shape(128, 256, 64));  // whole fragments, for wmma_simple
   l.test_sizes = {1, 17, 128, 1000};
@@ -304,8 +303,9 @@ Lesson make_lesson() {
   };
   for (Variant& v : l.variants) {
     v.tensor_cores = v.name.starts_with("wmma") || (v.name.starts_with("cublas_") && v.name != "cublas_fp32");
-    if (v.name == "wmma_simple") v.applies = multiples_of_16;
-    if (v.name.starts_with("openblas")) v.slow_after_n = 8192;
+    if (v.name == "wmma_simple") v.skips.push_back(unless_applies(multiples_of_16));
+    if (v.name.starts_with("openblas")) v.skips.push_back(slow_past(8192));
+    v.skips.push_back(emulated_past(512));
   }
   return l;
 }

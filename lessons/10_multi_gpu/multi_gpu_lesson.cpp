@@ -165,7 +165,6 @@ Lesson make_lesson() {
   l.test_sizes = {1, 31, 128};
   l.test_problems = {parse_shape("2x16x1:1:1"),    parse_shape("2x16x1:64:2"),     parse_shape("7x17x3:31:3"),
                      parse_shape("784x128x10:32"), parse_shape("784x128x10:33:4"), parse_shape("5x9x2:8:2")};
-  l.emulated_max_n = 0;
   l.problem = problem_of;
   l.parse_shape = parse_shape;
   l.shape_help = "INxHIDDENxOUT:BATCH[:GPUS] — BATCH examples per GPU on GPUS GPUs (default: every visible one)";
@@ -190,7 +189,8 @@ Lesson make_lesson() {
        split_backends("model_parallel", Split::model, cublas, false)},
   };
   for (Variant& v : l.variants) {
-    if (v.name.starts_with("data_parallel") || v.name == "model_parallel") v.applies = needs_gpus;
+    if (v.name.starts_with("data_parallel") || v.name == "model_parallel")
+      v.skips.push_back(unless_applies(needs_gpus));
   }
   return l;
 }

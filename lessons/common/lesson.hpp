@@ -82,22 +82,42 @@ class Instance {
 
 using RunFactory = std::function<std::unique_ptr<Run>(const Instance&, const RunOptions&)>;
 
+// Why a variant is not run at a problem on a backend, or nothing: the one way a lesson says so
+// (the harness, the executables, the app and the tests skip such runs with the reason).
+using SkipRule = std::function<std::optional<std::string>(const Problem& problem, Backend backend)>;
+
+// Rules every lesson may use:
+// past n, a run would take minutes (a naive CPU loop); the variant could run it;
+inline SkipRule slow_past(std::int64_t n) {
+  return [n](const Problem& p, Backend) -> std::optional<std::string> {
+    if (p.n <= n) return std::nullopt;
+    return "stops at n = " + std::to_string(n) + ": larger sizes would take minutes per run";
+  };
+}
+// past n, the emulator would take minutes (it runs every GPU thread on the CPU);
+inline SkipRule emulated_past(std::int64_t n) {
+  return [n](const Problem& p, Backend backend) -> std::optional<std::string> {
+    if (backend != Backend::emulated || p.n <= n) return std::nullopt;
+    return "the emulator runs every GPU thread on the CPU: past n = " + std::to_string(n) +
+           " it would take minutes; run it on a GPU, or choose a smaller n";
+  };
+}
+// the variant does not apply to the problem, whatever the backend (Winograd to a 5 × 5 filter).
+inline SkipRule unless_applies(std::function<std::optional<std::string>(const Problem&)> applies) {
+  return [applies = std::move(applies)](const Problem& p, Backend) { return applies(p); };
+}
+
 struct Variant {
   std::string name;
   std::string description;  // one line
   std::vector<std::pair<Backend, RunFactory>> backends;
-  std::int64_t max_n = 0;  // the largest size it can run (0: any); larger ones are skipped, explained
   // The variant's own work where it differs from the lesson's (an unfused version moves more).
   std::function<Counts(const Problem&)> counts = {};
   // The kernel launches a block shape of its own (its tiles fix it): the block size asked for
   // does not change it, so a block-size sweep runs it once.
   bool fixed_block = false;
-  // Past this size a run would take minutes (a naive CPU loop): the executables and the app skip
-  // it and say so (0: no limit). Unlike max_n, the variant could run it.
-  std::int64_t slow_after_n = 0;
-  // Why the variant does not apply to a problem (Winograd F(2×2, 3×3) to a 5 × 5 filter), or
-  // nothing: such runs are skipped with the reason.
-  std::function<std::optional<std::string>(const Problem&)> applies = {};
+  // When it is not run, and why (the first rule that gives a reason).
+  std::vector<SkipRule> skips = {};
   // A kernel with a planted bug, for the debugging lesson: run only when asked for by name, and
   // its tests expect its check to fail. The description says what the bug is.
   bool deliberately_wrong = false;
@@ -125,7 +145,6 @@ struct Lesson {
   std::vector<std::int64_t> test_sizes;  // awkward sizes every variant is tested at, on every backend
   // Where one size cannot say it (rectangular matrices): the problems tested instead of test_sizes.
   std::vector<Problem> test_problems;
-  std::int64_t emulated_max_n = 0;  // the largest n an emulated run takes (0: any); emulation is slow
   // The app's ladder chart: the variants' GFLOP/s as bars, this variant (a library) as the line to reach.
   std::string ladder_reference;
   std::function<Problem(std::int64_t n)> problem;
@@ -161,6 +180,11 @@ struct Lesson {
   bool live_training = false;
   std::vector<Variant> variants;
 };
+
+// Adds `rule` to every variant of the lesson (a limit of the emulator's, say).
+inline void skip_in_every_variant(Lesson& lesson, const SkipRule& rule) {
+  for (Variant& v : lesson.variants) v.skips.push_back(rule);
+}
 
 // The learner's kernel of the lesson's exercise, `file` under exercises/, as the variant `yours`.
 inline Variant exercise_variant(const std::string& file, std::vector<std::pair<Backend, RunFactory>> backends) {

@@ -79,20 +79,9 @@ void fill_from(Result& r, const Measurement& m, const Counts& counts, bool tenso
 
 }  // namespace
 
-std::optional<std::string> skip_reason(const Lesson& lesson, const Variant& variant, Backend backend,
-                                       const Problem& problem) {
-  if (variant.applies) {
-    if (auto reason = variant.applies(problem)) return *reason;
-  }
-  if (variant.slow_after_n > 0 && problem.n > variant.slow_after_n) {
-    return fmt::format("{} stops at n = {}: larger sizes would take minutes per run", variant.name,
-                       variant.slow_after_n);
-  }
-  if (backend == Backend::emulated && lesson.emulated_max_n > 0 && problem.n > lesson.emulated_max_n) {
-    return fmt::format(
-        "the emulator runs every GPU thread on the CPU: past n = {} it would take minutes; "
-        "run it on a GPU, or choose a smaller n",
-        lesson.emulated_max_n);
+std::optional<std::string> skip_reason(const Variant& variant, Backend backend, const Problem& problem) {
+  for (const SkipRule& rule : variant.skips) {
+    if (auto reason = rule(problem, backend)) return *reason;
   }
   return std::nullopt;
 }
@@ -157,7 +146,7 @@ std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection,
           options.reps = r.reps = selection.emulated_reps.value_or(options.reps);
           options.warmup = r.warmup = selection.emulated_warmup.value_or(options.warmup);
         }
-        if (auto reason = skip_reason(lesson, *v, backend, problem)) {
+        if (auto reason = skip_reason(*v, backend, problem)) {
           r.status = Status::skipped;
           r.message = *reason;
           publish(std::move(r));

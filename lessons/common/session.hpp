@@ -36,8 +36,7 @@ std::vector<Problem> selected_problems(const Lesson& lesson, const Selection& se
 
 // Why a variant does not run at this size on this backend (too slow there, or it does not
 // apply to the problem), or nothing.
-std::optional<std::string> skip_reason(const Lesson& lesson, const Variant& variant, Backend backend,
-                                       const Problem& problem);
+std::optional<std::string> skip_reason(const Variant& variant, Backend backend, const Problem& problem);
 
 std::vector<Result> run_lesson(const Lesson& lesson, const Selection& selection, const RunCallbacks& callbacks = {});
 
