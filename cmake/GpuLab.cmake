@@ -147,14 +147,22 @@ function(gpulab_add_cuda_executable name source)
   endif()
 endfunction()
 
-# A lesson: its library (workload, variants, checks) and its standalone executable. GPU_ONLY
-# files (FILE:WHAT it needs) hold runs that only a GPU can do; built like a kernel library's,
-# their functions say what they need where there is no GPU (see gpulab_add_kernels).
-#   gpulab_add_lesson(01 vector_add SOURCES lesson.cpp KERNELS gpulab_vector_add)
+# A lesson: its folder lessons/NN_NAME/ (every .cpp there but the GPU_ONLY ones is its library:
+# workload, variants, checks; it defines `const Lesson& NAME_lesson()`), its standalone executable
+# lessonNN_NAME, and its place in the registry (in the order of these lines). GPU_ONLY files
+# (FILE:WHAT it needs) hold runs that only a GPU can do; built like a kernel library's, their
+# functions say what they need where there is no GPU (see gpulab_add_kernels).
+#   gpulab_add_lesson(01 vector_add KERNELS gpulab_vector_add)
 function(gpulab_add_lesson number name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;KERNELS;GPU_ONLY" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "KERNELS;GPU_ONLY" ${ARGN})
   set(lib gpulab_lesson${number})
-  add_library(${lib} STATIC ${ARG_SOURCES})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${number}_${name}/*.cpp)
+  foreach(entry IN LISTS ARG_GPU_ONLY)
+    string(REPLACE ":" ";" parts "${entry}")
+    list(GET parts 0 gpu_file)
+    list(REMOVE_ITEM sources ${CMAKE_CURRENT_SOURCE_DIR}/${gpu_file})
+  endforeach()
+  add_library(${lib} STATIC ${sources})
   if(ARG_GPU_ONLY)
     gpulab_add_kernels(${lib}_gpu GPU_ONLY ${ARG_GPU_ONLY})
     target_link_libraries(${lib}_gpu PUBLIC gpulab_harness ${ARG_KERNELS} PRIVATE fmt::fmt-header-only)
@@ -170,4 +178,5 @@ function(gpulab_add_lesson number name)
   gpulab_warnings(${exe})
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_LIBS ${lib})
+  set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_NAMES ${name})
 endfunction()

@@ -1,24 +1,19 @@
 #include "registry.hpp"
 
-#include "01_vector_add/vector_add_lesson.hpp"
-#include "02_thread_hierarchy/thread_hierarchy_lesson.hpp"
-#include "03_matrix_add/matrix_add_lesson.hpp"
-#include "04_sigmoid/sigmoid_lesson.hpp"
-#include "05_matmul/matmul_lesson.hpp"
-#include "06_conv/conv_lesson.hpp"
-#include "07_tiny_network/tiny_network_lesson.hpp"
-#include "08_streams/streams_lesson.hpp"
-#include "09_mixed_precision/mixed_precision_lesson.hpp"
-#include "10_multi_gpu/multi_gpu_lesson.hpp"
-
 namespace gpulab {
 
+// Each lesson's folder defines NAME_lesson(); lessons.inc (written by lessons/CMakeLists.txt from
+// its gpulab_add_lesson lines) lists them in order.
+#define X(name) const Lesson& name##_lesson();
+#include "lessons.inc"
+#undef X
+
 const std::vector<const Lesson*>& all_lessons() {
-  static const std::vector<const Lesson*> lessons = {&vector_add_lesson(),      &thread_hierarchy_lesson(),
-                                                     &matrix_add_lesson(),      &sigmoid_lesson(),
-                                                     &matmul_lesson(),          &conv_lesson(),
-                                                     &tiny_network_lesson(),    &streams_lesson(),
-                                                     &mixed_precision_lesson(), &multi_gpu_lesson()};
+#define X(name) &name##_lesson(),
+  static const std::vector<const Lesson*> lessons = {
+#include "lessons.inc"
+  };
+#undef X
   return lessons;
 }
 

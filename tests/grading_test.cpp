@@ -47,8 +47,8 @@ TEST_CASE("the grader fails the planted bugs and says where", "[grading]") {
   CHECK_FALSE(g.passed);
   if (bug == std::string("bug_barrier")) {
     // The emulator's racecheck names the missing barrier where the kernel reads the tile.
-    CHECK_THAT(g.message,
-               Catch::Contains("racecheck") && Catch::Contains("Race reported between") && Catch::Contains("conv.cu:"));
+    CHECK_THAT(g.message, Catch::Contains("racecheck") && Catch::Contains("Race reported between") &&
+                              Catch::Contains("conv_debug.cu:"));
   } else {
     CHECK_THAT(g.message, Catch::Contains("output (image") && Catch::Contains("This size is there to catch"));
   }

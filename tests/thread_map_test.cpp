@@ -2,8 +2,9 @@
 // taken by exactly one thread, and the threads past the end are the ones the guard stops.
 #include <catch2/catch.hpp>
 
-#include "02_thread_hierarchy/thread_hierarchy_lesson.hpp"
-#include "03_matrix_add/matrix_add_lesson.hpp"
+#include <algorithm>
+
+#include "registry.hpp"
 
 using namespace gpulab;
 
@@ -12,24 +13,25 @@ TEST_CASE("every element is handled by exactly one thread, and the rest fall out
   const std::size_t n = GENERATE(1, 40, 1000, 1025);
   const int block = GENERATE(16, 32, 256);
   CAPTURE(n, block);
-  const auto records = record_threads(n, block, backend);
+  const ThreadMap map = find_lesson("02")->thread_map(static_cast<std::int64_t>(n), block, backend, "");
+  const auto& records = map.threads;
   const std::size_t blocks = (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block);
   REQUIRE(records.size() == blocks * static_cast<std::size_t>(block));
   std::vector<int> taken(n, 0);
   std::size_t outside = 0;
   for (std::size_t t = 0; t < records.size(); ++t) {
-    const auto& r = records[t];
+    const ThreadCell& r = records[t];
     CAPTURE(t);
-    REQUIRE(r.block == t / static_cast<std::size_t>(block));
-    REQUIRE(r.thread == t % static_cast<std::size_t>(block));
-    REQUIRE(r.warp == r.thread / 32);
-    REQUIRE(r.lane == r.thread % 32);
-    if (r.element < 0) {
+    REQUIRE(static_cast<std::size_t>(r.block_x) == t / static_cast<std::size_t>(block));
+    REQUIRE(static_cast<std::size_t>(r.thread_x) == t % static_cast<std::size_t>(block));
+    REQUIRE(r.warp == r.thread_x / 32);
+    REQUIRE(r.lane == r.thread_x % 32);
+    if (!r.inside()) {
       ++outside;
       REQUIRE(t >= n);
     } else {
-      REQUIRE(static_cast<std::size_t>(r.element) == t);
-      ++taken[static_cast<std::size_t>(r.element)];
+      REQUIRE(static_cast<std::size_t>(r.col) == t);
+      ++taken[static_cast<std::size_t>(r.col)];
     }
   }
   CHECK(outside == records.size() - n);
@@ -42,7 +44,7 @@ TEST_CASE("lesson 03's thread map covers every element once, warps along rows or
   const int block = GENERATE(16, 64, 256);
   const std::string variant = GENERATE("coalesced", "transposed");
   CAPTURE(n, block, variant);
-  const ThreadMap map = matrix_add_lesson().thread_map(n, block, backend, variant);
+  const ThreadMap map = find_lesson("03")->thread_map(n, block, backend, variant);
   CHECK(map.rows == n);
   CHECK(map.cols == n);
   CHECK(map.threads.size() ==

@@ -21,6 +21,11 @@ struct Layout {
   int layers() const { return static_cast<int>(sizes.size()) - 1; }
   int inputs() const { return sizes.front(); }
   int outputs() const { return sizes.back(); }
+  int widest() const {  // the most units of any layer, input included
+    int w = 0;
+    for (int s : sizes) w = s > w ? s : w;
+    return w;
+  }
   // Where layer l's weights (sizes[l+1] × sizes[l]) and biases (sizes[l+1]) start in the flat array.
   std::size_t weight_offset(int l) const;
   std::size_t bias_offset(int l) const { return weight_offset(l) + weights(l); }
@@ -54,6 +59,16 @@ struct StepOptions {
 
 // Throws std::invalid_argument unless there are 1 to 8 layers of 1 to 8192 units.
 void check_layout(const Layout& layout);
+// Throws std::invalid_argument unless the layout is valid, params hold its parameters and x at
+// least batch × inputs floats (what every step checks first).
+inline void check_step_buffers(const Layout& net, std::span<const float> params, std::span<const float> x, int batch) {
+  check_layout(net);
+  if (batch < 0 || params.size() != net.parameters() ||
+      x.size() < static_cast<std::size_t>(batch) * static_cast<std::size_t>(net.inputs())) {
+    throw std::invalid_argument("mlp: params must hold " + std::to_string(net.parameters()) +
+                                " floats and x batch × inputs");
+  }
+}
 // "2x16x1"
 std::string to_string(const Layout& layout);
 

@@ -1,5 +1,5 @@
 // Lesson 01, vector add: the workload, its variants, what it counts and how it is checked.
-#include "01_vector_add/vector_add_lesson.hpp"
+#include "common/lesson.hpp"
 
 #include <span>
 
@@ -81,6 +81,7 @@ Lesson make_lesson() {
 
 }  // namespace
 
+// Lesson 01: c = a + b, the "hello world" of CUDA, and why copies dominate it.
 const Lesson& vector_add_lesson() {
   static const Lesson lesson = make_lesson();
   return lesson;

@@ -1,10 +1,11 @@
 // Lesson 02, the thread hierarchy: the workload, its variants, the thread map.
-#include "02_thread_hierarchy/thread_hierarchy_lesson.hpp"
+#include "common/lesson.hpp"
 
 #include <fmt/format.h>
 
 #include "common/array_runs.hpp"
 #include "exercises/exercises.hpp"
+#include "thread_hierarchy/thread_hierarchy.hpp"
 
 namespace gpulab {
 
@@ -35,6 +36,15 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   const auto& x = in->inputs[0];
   fill_expected(*in, [&](std::size_t i) { return 2.0 * x[i] + 1.0; });
   return in;
+}
+
+// What every thread of a one-thread-per-element launch over n elements did, on the GPU or emulated.
+std::vector<th::ThreadRecord> record_threads(std::size_t n, int block, Backend backend) {
+  const std::size_t launched =
+      (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block) * static_cast<std::size_t>(block);
+  if (backend == Backend::cpu) throw std::invalid_argument("the thread map runs on the GPU or emulated");
+  return record_on<th::ThreadRecord>(backend, launched,
+                                     [&](auto span) { thread_hierarchy::record_threads(span, n, block); });
 }
 
 ThreadMap thread_map_of(std::int64_t n, int block, Backend backend, const std::string&) {
@@ -98,14 +108,8 @@ Lesson make_lesson() {
 
 }  // namespace
 
-std::vector<th::ThreadRecord> record_threads(std::size_t n, int block, Backend backend) {
-  const std::size_t launched =
-      (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block) * static_cast<std::size_t>(block);
-  if (backend == Backend::cpu) throw std::invalid_argument("the thread map runs on the GPU or emulated");
-  return record_on<th::ThreadRecord>(backend, launched,
-                                     [&](auto span) { thread_hierarchy::record_threads(span, n, block); });
-}
-
+// Lesson 02: grids, blocks and threads; the global index; <<<1, 500000>>> refused and fixed;
+// grid-stride loops; a block-size sweep with occupancy; the thread map.
 const Lesson& thread_hierarchy_lesson() {
   static const Lesson lesson = make_lesson();
   return lesson;

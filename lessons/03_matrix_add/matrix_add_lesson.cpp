@@ -1,5 +1,5 @@
 // Lesson 03, matrix add: the workload, its variants, what it counts and how it is checked.
-#include "03_matrix_add/matrix_add_lesson.hpp"
+#include "common/lesson.hpp"
 
 #include <fmt/format.h>
 
@@ -127,6 +127,8 @@ Lesson make_lesson() {
 
 }  // namespace
 
+// Lesson 03: C = A + B on a 2-D grid; coalesced against transposed thread mappings, and the CPU's
+// own version of the same lesson (row order against column order).
 const Lesson& matrix_add_lesson() {
   static const Lesson lesson = make_lesson();
   return lesson;

@@ -1,5 +1,5 @@
 // Lesson 06, convolution: the workload, its variants, what it counts and how it is checked.
-#include "06_conv/conv_lesson.hpp"
+#include "common/lesson.hpp"
 
 #include <cmath>
 #include <functional>
@@ -353,7 +353,7 @@ Lesson make_lesson() {
       "Direct, shared-memory tiles, im2col + GEMM, implicit GEMM, Winograd, FFT and a fused layer, "
       "against cuDNN";
   l.text_file = "docs/lessons/06-conv.md";
-  l.sources = {"kernels/conv/conv.cu", "kernels/conv", "kernels/matmul/warp_tile.cuh", "exercises/06_conv"};
+  l.sources = {"kernels/conv/conv_direct.cu", "kernels/conv", "kernels/matmul/warp_tile.cuh", "exercises/06_conv"};
   l.size_help = "image side: a batch of 8 images of 16 channels, n × n, through 16 filters of 3 × 3";
   l.default_n = 56;
   l.max_n = 2048;
@@ -422,6 +422,8 @@ Lesson make_lesson() {
 
 }  // namespace
 
+// Lesson 06: 2-D convolution (NCHW, padding, stride) from one thread per output to shared-memory
+// tiles, lowering to GEMM, Winograd, FFT and a fused conv + bias + ReLU; cuDNN as the library to beat.
 const Lesson& conv_lesson() {
   static const Lesson lesson = make_lesson();
   return lesson;

@@ -1,6 +1,6 @@
 // Lesson 07, a tiny network: one training step (forward, loss, backward, SGD update) of a
 // two-layer MLP with sigmoid units, on each backend, checked against a float64 step.
-#include "07_tiny_network/tiny_network_lesson.hpp"
+#include "common/lesson.hpp"
 
 #include "07_tiny_network/device_steps.hpp"
 #include "07_tiny_network/step_check.hpp"
@@ -195,7 +195,7 @@ Lesson make_lesson() {
       "One training step of y = σ(Wx + b) layers: CPU, layer by layer on the GPU (own GEMMs or cuBLAS, launched one "
       "by one or as a CUDA graph), and fused into one kernel";
   l.text_file = "docs/lessons/07-tiny-network.md";
-  l.sources = {"kernels/mlp/mlp.cu", "kernels/mlp", "exercises/07_tiny_network"};
+  l.sources = {"kernels/mlp/mlp_layered.cu", "kernels/mlp", "exercises/07_tiny_network"};
   l.size_help = "batch size, for the 2 → 16 → 1 network";
   l.default_n = 64;
   l.max_n = 1 << 20;
@@ -243,6 +243,8 @@ Lesson make_lesson() {
 
 }  // namespace
 
+// Lesson 07: one training step of a small MLP, y = σ(Wx + b) per layer, MSE and SGD: on the CPU,
+// layer by layer on the GPU, and fused into a single kernel.
 const Lesson& tiny_network_lesson() {
   static const Lesson lesson = make_lesson();
   return lesson;

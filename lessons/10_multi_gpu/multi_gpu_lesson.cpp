@@ -1,7 +1,7 @@
 // Lesson 10, several GPUs: the problem is lesson 07's step on `gpus` × `batch` examples (batch
 // per GPU), checked against the float64 step on the whole batch, as lesson 07 checks its own.
 // On a machine with fewer GPUs than asked for, the GPU variants are skipped with the reason.
-#include "10_multi_gpu/multi_gpu_lesson.hpp"
+#include "common/lesson.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -157,7 +157,7 @@ Lesson make_lesson() {
   l.title = "Several GPUs";
   l.summary = "Lesson 07's training step over several GPUs: data parallel with NCCL all-reduce, and model parallel";
   l.text_file = "docs/lessons/10-multi-gpu.md";
-  l.sources = {"kernels/multi_gpu/multi_gpu.cpp", "kernels/multi_gpu", "kernels/mlp/mlp.cu"};
+  l.sources = {"kernels/multi_gpu/data_parallel.cpp", "kernels/multi_gpu", "kernels/mlp/mlp_layered.cu"};
   l.size_help = "examples per GPU, 784 → 128 → 10 on every visible GPU (--shape for others)";
   l.default_n = 128;
   l.max_n = 1 << 16;
@@ -197,6 +197,8 @@ Lesson make_lesson() {
 
 }  // namespace
 
+// Lesson 10: lesson 07's training step spread over the GPUs of one machine, by data (every GPU a
+// share of the batch, gradients averaged with NCCL) and by model (the layers split over GPUs).
 const Lesson& multi_gpu_lesson() {
   static const Lesson lesson = make_lesson();
   return lesson;

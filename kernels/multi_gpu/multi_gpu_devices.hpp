@@ -1,0 +1,106 @@
+#pragma once
+// What lesson 10's data and model parallelism share: a scope on one GPU, a stream per GPU, and
+// the checks and joins around a step over several GPUs (GPU builds only).
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "common/gpu_memory.hpp"
+#include "mlp/mlp.hpp"
+#include "multi_gpu/multi_gpu.hpp"
+
+namespace gpulab::gpu::multi_gpu {
+
+using gpulab::mlp::StepOptions;
+using Buffer = gpu::DeviceBuffer<float>;
+
+inline std::size_t rows(int batch, int width) {
+  return static_cast<std::size_t>(batch) * static_cast<std::size_t>(width);
+}
+
+// Makes `device` current for the lifetime of a scope, then puts back the one that was current
+// before (always: a library called inside, such as NCCL, may switch devices too). `quiet`, for
+// destructors: errors are ignored, as nothing is left to do about them there.
+class CurrentDevice {
+ public:
+  explicit CurrentDevice(int device, bool quiet = false) {
+    if (quiet) {
+      restore_ = cudaGetDevice(&previous_) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
+      return;
+    }
+    GPULAB_CUDA_CHECK(cudaGetDevice(&previous_));
+    GPULAB_CUDA_CHECK(cudaSetDevice(device));
+    restore_ = true;
+  }
+  ~CurrentDevice() {
+    if (restore_) cudaSetDevice(previous_);
+  }
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool restore_ = false;
+};
+
+struct Stream {
+  explicit Stream(int gpu) : device(gpu) {
+    CurrentDevice on(gpu);
+    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking));
+    GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  }
+  ~Stream() {
+    CurrentDevice on(device, true);
+    cudaEventDestroy(done);
+    cudaStreamDestroy(handle);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  int device;
+  cudaStream_t handle = nullptr;
+  cudaEvent_t done = nullptr;  // recorded at the end of a step
+};
+
+inline void check_gpus(int gpus) {
+  const int visible = visible_gpus();
+  if (gpus < 1) throw std::invalid_argument("multi-GPU: at least one GPU");
+  if (gpus > visible) {
+    throw std::invalid_argument("asks for " + std::to_string(gpus) + " GPUs; " + std::to_string(visible) +
+                                " visible here");
+  }
+}
+
+// GPU 0's default stream waits for every stream's last recorded event, so events recorded there
+// after step() time the whole step on every GPU.
+inline void join_on_gpu0(const std::vector<std::unique_ptr<Stream>>& streams) {
+  for (const auto& s : streams) {
+    CurrentDevice on(s->device);
+    GPULAB_CUDA_CHECK(cudaEventRecord(s->done, s->handle));
+  }
+  CurrentDevice on(0);
+  for (const auto& s : streams) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, s->done));
+}
+
+// Lets each GPU read and write the others' memory directly where the hardware allows (NVLink or
+// PCIe peer-to-peer); elsewhere cudaMemcpyPeerAsync goes through the host.
+inline void enable_peer_access(int gpus) {
+  for (int a = 0; a < gpus; ++a) {
+    for (int b = 0; b < gpus; ++b) {
+      int can = 0;
+      if (a == b || cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || can == 0) continue;
+      CurrentDevice on(a);
+      const cudaError_t e = cudaDeviceEnablePeerAccess(b, 0);
+      if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        cudaGetLastError();  // not an error for us: clear it
+      } else {
+        GPULAB_CUDA_CHECK(e);
+      }
+    }
+  }
+}
+
+}  // namespace gpulab::gpu::multi_gpu
