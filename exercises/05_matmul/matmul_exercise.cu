@@ -22,7 +22,7 @@ constexpr int kTile = kMatmulTile;
 __global__ void matmul_tiles_yours(const float* a, const float* b, float* c, int m, int n, int k) {
   __shared__ float as[kTile][kTile];
   __shared__ float bs[kTile][kTile];
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = static_cast<int>(blockIdx.y) * kTile + ty;
   const int col = static_cast<int>(blockIdx.x) * kTile + tx;
   float sum = 0.0f;

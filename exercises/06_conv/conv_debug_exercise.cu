@@ -30,8 +30,8 @@ __global__ void conv_yours(const float* x, const float* w, float* y, gpulab::con
   const int C = sh.c, H = sh.h, W = sh.w, K = sh.k, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
   extern __shared__ float tile[];
   const int tile_h = tile_extent(R, sh.stride), tile_w = tile_extent(S, sh.stride);
-  const int n = static_cast<int>(blockIdx.z) / K, k = static_cast<int>(blockIdx.z) % K;
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int n = blockIdx.z / K, k = blockIdx.z % K;
+  const int tx = threadIdx.x, ty = threadIdx.y;
   const int p = static_cast<int>(blockIdx.y) * kTile + ty, q = static_cast<int>(blockIdx.x) * kTile + tx;
   // The tile's first input row and column (negative inside the padding).
   const int h0 = static_cast<int>(blockIdx.y) * kTile * sh.stride - sh.pad;

@@ -21,8 +21,8 @@ __global__ void debug_tiled_kernel(const float* x, const float* w, float* y, Sha
   const int C = sh.c, H = sh.h, W = sh.w, K = sh.k, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
   extern __shared__ float tile[];
   const int tile_h = tile_extent(kTile, R, sh.stride), tile_w = tile_extent(kTile, S, sh.stride);
-  const int n = static_cast<int>(blockIdx.z) / K, k = static_cast<int>(blockIdx.z) % K;
-  const int ty = static_cast<int>(threadIdx.x) / kTile, tx = static_cast<int>(threadIdx.x) % kTile;
+  const int n = blockIdx.z / K, k = blockIdx.z % K;
+  const int ty = threadIdx.x / kTile, tx = threadIdx.x % kTile;
   const int h0 = static_cast<int>(blockIdx.y) * kTile * sh.stride - sh.pad;
   const int w0 = static_cast<int>(blockIdx.x) * kTile * sh.stride - sh.pad;
   float sum = 0.0f;
@@ -30,7 +30,7 @@ __global__ void debug_tiled_kernel(const float* x, const float* w, float* y, Sha
     // Bug::channels: the loop runs over the channels but always reads channel 0.
     const int channel = kBug == Bug::channels ? 0 : c;
     const float* plane = x + (n * C + channel) * H * W;
-    for (int i = static_cast<int>(threadIdx.x); i < tile_h * tile_w; i += kTileThreads) {
+    for (int i = threadIdx.x; i < tile_h * tile_w; i += kTileThreads) {
       const int h = h0 + i / tile_w, col = w0 + i % tile_w;
       tile[i] = (h >= 0 && h < H && col >= 0 && col < W) ? plane[h * W + col] : 0.0f;
     }

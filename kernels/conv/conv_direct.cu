@@ -26,7 +26,7 @@ namespace gpulab::conv {
 // value is fetched again by each of the R·S windows and K filters that use it.
 __global__ void direct_kernel(const float* x, const float* w, float* y, Shape sh) {
   const int C = sh.c, H = sh.h, W = sh.w, K = sh.k, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
-  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long i = long{blockIdx.x} * blockDim.x + threadIdx.x;
   if (i >= static_cast<long>(sh.n) * K * P * Q) return;
   const int q = static_cast<int>(i % Q), p = static_cast<int>(i / Q % P);
   const int k = static_cast<int>(i / (static_cast<long>(P) * Q) % K);
@@ -79,9 +79,9 @@ __global__ void __launch_bounds__(kTileThreads)
   extern __shared__ float tile[];
   const int tile_h = tile_extent(kTile * kRows, R, stride), tile_w = tile_extent(kTile, S, stride);
   const int groups = (k_count + kFilters - 1) / kFilters;
-  const int n = static_cast<int>(blockIdx.z) / groups;
+  const int n = blockIdx.z / groups;
   const int f0 = static_cast<int>(blockIdx.z) % groups * kFilters;  // within the chunk
-  const int ty = static_cast<int>(threadIdx.x) / kTile, tx = static_cast<int>(threadIdx.x) % kTile;
+  const int ty = threadIdx.x / kTile, tx = threadIdx.x % kTile;
   const int h0 = static_cast<int>(blockIdx.y) * kTile * kRows * stride - sh.pad;
   const int w0 = static_cast<int>(blockIdx.x) * kTile * stride - sh.pad;
   // Where each of this thread's filters starts in constant memory. Past the chunk's end a thread
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kTileThreads)
   float sum[kRows][kFilters] = {};
   for (int c = 0; c < C; ++c) {
     const float* plane = x + (n * C + c) * H * W;
-    for (int i = static_cast<int>(threadIdx.x); i < tile_h * tile_w; i += kTileThreads) {
+    for (int i = threadIdx.x; i < tile_h * tile_w; i += kTileThreads) {
       const int h = h0 + i / tile_w, col = w0 + i % tile_w;
       tile[i] = (h >= 0 && h < H && col >= 0 && col < W) ? plane[h * W + col] : 0.0f;
     }
@@ -190,7 +190,7 @@ void fused_bias_relu(std::span<const float> x, std::span<const float> w, std::sp
 
 // The separate pass: one thread per element, grid-stride.
 __global__ void bias_relu_kernel(const float* bias, float* y, long count, int K, int PQ) {
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+  for (long i = long{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
     y[i] = fmaxf(y[i] + bias[i / PQ % K], 0.0f);
   }

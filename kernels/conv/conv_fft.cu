@@ -34,7 +34,7 @@ void check(cufftResult status, const char* call, int line) {
 // rows and columns, zeros elsewhere.
 __global__ void pad_kernel(const float* src, float* dst, long planes, int h, int w, int lh, int lw, int offset) {
   const long total = planes * lh * lw;
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+  for (long i = long{blockIdx.x} * blockDim.x + threadIdx.x; i < total;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
     const int col = static_cast<int>(i % lw) - offset, row = static_cast<int>(i / lw % lh) - offset;
     const long plane = i / (static_cast<long>(lw) * lh);
@@ -46,7 +46,7 @@ __global__ void pad_kernel(const float* src, float* dst, long planes, int h, int
 __global__ void multiply_kernel(const cufftComplex* x, const cufftComplex* w, cufftComplex* y, int n_count, int k_count,
                                 int channels, int freqs) {
   const long total = static_cast<long>(n_count) * k_count * freqs;
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+  for (long i = long{blockIdx.x} * blockDim.x + threadIdx.x; i < total;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
     const int f = static_cast<int>(i % freqs), k = static_cast<int>(i / freqs % k_count);
     const int n = static_cast<int>(i / (static_cast<long>(freqs) * k_count));
@@ -64,7 +64,7 @@ __global__ void multiply_kernel(const cufftComplex* x, const cufftComplex* w, cu
 // Output (n, k, p, q) = the correlation at (p · stride, q · stride), scaled by 1 / (L_h · L_w).
 __global__ void crop_kernel(const float* spatial, float* y, long total, int p_count, int q_count, int stride, int lh,
                             int lw, float scale) {
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+  for (long i = long{blockIdx.x} * blockDim.x + threadIdx.x; i < total;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
     const int q = static_cast<int>(i % q_count), p = static_cast<int>(i / q_count % p_count);
     const long plane = i / (static_cast<long>(q_count) * p_count);

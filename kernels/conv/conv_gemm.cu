@@ -24,7 +24,7 @@ namespace gpulab::conv {
 __global__ void im2col_kernel(const float* x, float* columns, Shape sh, long total) {
   const int C = sh.c, H = sh.h, W = sh.w, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
   const long npq = static_cast<long>(sh.n) * P * Q;
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+  for (long i = long{blockIdx.x} * blockDim.x + threadIdx.x; i < total;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
     const int row = static_cast<int>(i / npq);
     const long column = i % npq;
@@ -39,7 +39,7 @@ __global__ void im2col_kernel(const float* x, float* columns, Shape sh, long tot
 
 // The product is K × (N·P·Q), filters by rows; NCHW wants the images outermost.
 __global__ void gemm_to_nchw_kernel(const float* product, float* y, long count, int N, int K, int PQ) {
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+  for (long i = long{blockIdx.x} * blockDim.x + threadIdx.x; i < count;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
     const long pq = i % PQ, k = i / PQ % K, n = i / (static_cast<long>(PQ) * K);
     y[i] = product[(k * N + n) * PQ + pq];
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
   alignas(16) __shared__ float as[2][kBK][kBM + kPad];  // filters, transposed: as[kk][filter]
   alignas(16) __shared__ float bs[2][kBK][kBN];         // columns: bs[kk][position]
   extern __shared__ int2 rows[];                        // rows[kk] = {offset in x, r << 16 | s}
-  const int t = static_cast<int>(threadIdx.x);
+  const int t = threadIdx.x;
   for (int i = t; i < crs; i += kGemmThreads) {
     const int c = i / (R * S), r = i / S % R, s = i % S;
     rows[i] = make_int2((c * H + r) * W + s, r << 16 | s);

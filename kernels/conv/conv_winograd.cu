@@ -26,7 +26,7 @@ namespace gpulab::conv {
 
 // U[e][k][c] = (G g Gᵀ)[e] with G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1].
 __global__ void winograd_filter_kernel(const float* w, float* u, int K, int C) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);  // = k · C + c
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;  // = k · C + c
   if (i >= K * C) return;
   const float* g = w + i * 9;
   float gg[4][3];  // G g
@@ -48,7 +48,7 @@ __global__ void winograd_filter_kernel(const float* w, float* u, int K, int C) {
 __global__ void winograd_input_kernel(const float* x, float* v, Shape sh, int tiles_p, int tiles_q) {
   const int C = sh.c, H = sh.h, W = sh.w;
   const long tiles = static_cast<long>(sh.n) * tiles_p * tiles_q;
-  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;  // = c · tiles + tile
+  const long i = long{blockIdx.x} * blockDim.x + threadIdx.x;  // = c · tiles + tile
   if (i >= C * tiles) return;
   const int c = static_cast<int>(i / tiles);
   const long tile = i % tiles;
@@ -79,7 +79,7 @@ __global__ void winograd_input_kernel(const float* x, float* v, Shape sh, int ti
 __global__ void winograd_output_kernel(const float* m, float* y, Shape sh, int tiles_p, int tiles_q) {
   const int K = sh.k, P = sh.p(), Q = sh.q();
   const long tiles = static_cast<long>(sh.n) * tiles_p * tiles_q;
-  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;  // = k · tiles + tile
+  const long i = long{blockIdx.x} * blockDim.x + threadIdx.x;  // = k · tiles + tile
   if (i >= K * tiles) return;
   const int k = static_cast<int>(i / tiles);
   const long tile = i % tiles;

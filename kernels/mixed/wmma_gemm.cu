@@ -75,7 +75,7 @@ constexpr std::size_t kSharedBytes = std::size_t{kStages} * (kStageA + kStageB) 
 template <typename T, int rows, int cols>
 __device__ void stage_tile(T* dst, int ld_dst, const T* src, int height, int width, int row0, int col0, bool aligned) {
   constexpr int kChunksPerRow = cols / 8;
-  for (int chunk = static_cast<int>(threadIdx.x); chunk < rows * kChunksPerRow; chunk += kThreads) {
+  for (int chunk = threadIdx.x; chunk < rows * kChunksPerRow; chunk += kThreads) {
     const int r = chunk / kChunksPerRow, c = chunk % kChunksPerRow * 8;
     const int row = row0 + r, col = col0 + c;
     T* to = dst + r * ld_dst + c;
@@ -99,7 +99,7 @@ __device__ void wmma_tiled_tile(const T* a, const T* b, float* c, int m, int n, 
   extern __shared__ __align__(128) unsigned char shared[];
   T* tiles_a = reinterpret_cast<T*>(shared);  // kStages tiles of A, then kStages of B
   T* tiles_b = tiles_a + kStages * kStageA;
-  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int warp = threadIdx.x / 32;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
   const int row0 = static_cast<int>(blockIdx.y) * kBlockM, col0 = static_cast<int>(blockIdx.x) * kBlockN;
   const bool a_aligned = k % 8 == 0, b_aligned = n % 8 == 0;  // rows start on 16-byte boundaries
@@ -141,7 +141,7 @@ __device__ void wmma_tiled_tile(const T* a, const T* b, float* c, int m, int n, 
   // Accumulators wholly inside C go straight to it (rows 32-byte aligned when n % 8 == 0); those
   // on the edge go through shared memory and out element by element, the outside dropped.
   float* staging = reinterpret_cast<float*>(shared) + warp * 16 * 16;
-  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int lane = threadIdx.x % 32;
   for (int i = 0; i < kFragsM; ++i) {
     for (int j = 0; j < kFragsN; ++j) {
       const int r = row0 + warp_m * kWarpM + i * 16, col = col0 + warp_n * kWarpN + j * 16;

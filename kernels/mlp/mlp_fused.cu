@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kFusedThreads)
                       bool bce, int parameter_count, int widest) {
   extern __shared__ float p[];       // the parameters as they were before the step
   float* act = p + parameter_count;  // a[0] (the batch), a[1], ... a[L], batch × width each
-  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const int tid = threadIdx.x, threads = blockDim.x;
   int activations = 0;
   for (int l = 0; l <= net.layers; ++l) activations += batch * net.size[l];
   const int outputs = net.size[net.layers], count = batch * outputs;

@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(kRegisterThreads)
     fused_registers_kernel(float* params, const float* x, const float* t, float* loss, int batch, float lr, bool bce) {
   constexpr int kW1 = 0, kB1 = Hidden * In, kW2 = kB1 + Hidden, kB2 = kW2 + Out * Hidden, kParams = kB2 + Out;
   __shared__ float partial[kParams + 1][kRegisterThreads];  // each thread's gradient and loss, one column each
-  const int tid = static_cast<int>(threadIdx.x);
+  const int tid = threadIdx.x;
   const float scale = 1.0f / static_cast<float>(batch * Out);
   float grad[kParams + 1] = {};  // the last one: the loss
   for (int e = tid; e < batch; e += kRegisterThreads) {

@@ -31,7 +31,7 @@ constexpr int kTile = 16;
 template <bool TA, bool TB>
 __global__ void gemm_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
   __shared__ float as[kTile][kTile + 1], bs[kTile][kTile + 1];
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = static_cast<int>(blockIdx.y) * kTile + ty, col = static_cast<int>(blockIdx.x) * kTile + tx;
   float sum = 0.0f;
   for (int k0 = 0; k0 < k; k0 += kTile) {
@@ -48,14 +48,14 @@ __global__ void gemm_kernel(const float* a, const float* b, float* c, int m, int
 
 // A = σ(Z + b), in place; b is broadcast along the rows.
 __global__ void bias_sigmoid_kernel(float* z, const float* bias, int rows, int cols) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < rows * cols) z[i] = 1.0f / (1.0f + expf(-(z[i] + bias[i % cols])));
 }
 
 // The mean loss (added into *loss, which starts at 0) and dL/dZ of the output layer, as
 // loss_and_delta in mlp_cpu.hpp.
 __global__ void loss_delta_kernel(const float* y, const float* t, float* delta, float* loss, int count, bool bce) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const float yi = y[i], ti = t[i], scale = 1.0f / static_cast<float>(count);
   float term;
@@ -72,7 +72,7 @@ __global__ void loss_delta_kernel(const float* y, const float* t, float* delta, 
 
 // db[j] = Σ_e Δ[e][j]: one thread per column.
 __global__ void column_sums_kernel(const float* delta, float* db, int rows, int cols) {
-  const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= cols) return;
   float sum = 0.0f;
   for (int e = 0; e < rows; ++e) sum += delta[e * cols + j];
@@ -81,12 +81,12 @@ __global__ void column_sums_kernel(const float* delta, float* db, int rows, int 
 
 // Δ' = G ⊙ A (1 − A), in place in G.
 __global__ void sigmoid_derivative_kernel(float* g, const float* a, int count) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) g[i] *= a[i] * (1.0f - a[i]);
 }
 
 __global__ void sgd_kernel(float* params, const float* grads, float lr, int count) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) params[i] -= lr * grads[i];
 }
 

@@ -6,6 +6,7 @@
 
 #include "05_matmul/matmul_check.hpp"
 #include "05_matmul/matmul_problem.hpp"
+#include "05_matmul/product_run.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "exercises/exercises.hpp"
@@ -43,55 +44,6 @@ class CpuMatmulRun : public Run {
   std::vector<float> c_;
 };
 
-// A kernel (or cuBLAS) on a device target: pinned host copies filled once, device A, B and C.
-template <typename Target>
-class KernelMatmulRun : public Run {
- public:
-  KernelMatmulRun(const ProductInstance& in, std::string name, MatmulFunction fn, int block, int threads,
-                  OccupancyFunction occupancy)
-      : in_(in),
-        name_(std::move(name)),
-        fn_(std::move(fn)),
-        block_(block),
-        threads_(threads),
-        occupancy_(std::move(occupancy)),
-        host_a_(in.a.size(), "A (host)"),
-        host_b_(in.b.size(), "B (host)"),
-        host_c_(static_cast<std::size_t>(in.m) * in.n, "C (host)"),
-        a_(in.a.size(), "A"),
-        b_(in.b.size(), "B"),
-        c_(host_c_.size(), "C") {
-    std::copy(in.a.begin(), in.a.end(), host_a_.data());
-    std::copy(in.b.begin(), in.b.end(), host_b_.data());
-  }
-  void poison() override {
-    c_.fill_bytes(kPoisonByte);
-    gpulab::poison(host_c_.span());
-  }
-  void upload() override {
-    a_.copy_from(host_a_.span());
-    b_.copy_from(host_b_.span());
-  }
-  void compute() override { fn_(a_.span(), b_.span(), c_.span(), in_.m, in_.n, in_.k, block_); }
-  void download() override { c_.copy_to(host_c_.span()); }
-  CheckResult check() const override {
-    return check_product(host_c_.span(), in_.reference, name_of(name_, Target::backend));
-  }
-  int block() const override { return threads_; }
-  std::optional<double> occupancy() const override {
-    return occupancy_ ? std::optional<double>(occupancy_(block_, in_.m, in_.n)) : std::nullopt;
-  }
-
- private:
-  const ProductInstance& in_;
-  std::string name_;
-  MatmulFunction fn_;
-  int block_, threads_;
-  OccupancyFunction occupancy_;
-  typename Target::template HostBuffer<float> host_a_, host_b_, host_c_;
-  typename Target::template DeviceBuffer<float> a_, b_, c_;
-};
-
 // ---- adapters from each function's own signature
 
 using CpuFunction = void (*)(Span, Span, std::span<float>, int, int, int);
@@ -105,12 +57,25 @@ RunFactory cpu(const std::string& name, CpuFunction fn) {
   });
 }
 
-// A kernel on one target. `threads`: the threads per block it launches (from the block size asked for).
+// A kernel (or cuBLAS) on one target (product_run.hpp). `threads`: the threads per block it
+// launches (from the block size asked for).
 template <typename Target>
 RunFactory kernel_run(const std::string& name, MatmulFunction fn, std::function<int(int)> threads,
                       OccupancyFunction occupancy) {
+  ProductFunctions<float> f;
+  f.multiply = [fn](const float* a, const float* b, float* c, int m, int n, int k, int block) {
+    const auto size = [](int rows, int cols) {
+      return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    };
+    fn({a, size(m, k)}, {b, size(k, n)}, {c, size(m, n)}, m, n, k, block);
+  };
+  f.check = [](std::span<const float> c, const ProductInstance& in, const std::string& what) {
+    return check_product(c, in.reference, what);
+  };
+  f.threads = std::move(threads);
+  f.occupancy = std::move(occupancy);
   return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-    return std::make_unique<KernelMatmulRun<Target>>(in, name, fn, options.block, threads(options.block), occupancy);
+    return std::make_unique<ProductRun<Target, float>>(in, name_of(name, Target::backend), f, options.block);
   });
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include "05_matmul/matmul_check.hpp"
 #include "05_matmul/matmul_problem.hpp"
+#include "05_matmul/product_run.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
@@ -88,69 +89,29 @@ RunFactory cpu(const std::string& name, Format format) {
 template <typename Element>
 using GemmOn = std::function<void(const Element* a, const Element* b, float* c, int m, int n, int k)>;
 
-template <typename Target, typename Element>
-class GpuRun : public Run {
- public:
-  GpuRun(const ProductInstance& in, std::string name, Format format, GemmOn<Element> gemm)
-      : in_(in),
-        name_(std::move(name)),
-        format_(format),
-        gemm_(std::move(gemm)),
-        host_a_(in.a.size(), "A (host)"),
-        host_b_(in.b.size(), "B (host)"),
-        host_c_(static_cast<std::size_t>(in.m) * in.n, "C (host)"),
-        a_(in.a.size(), "A"),
-        b_(in.b.size(), "B"),
-        c_(host_c_.size(), "C") {
-    convert(in.a, host_a_.span());
-    convert(in.b, host_b_.span());
-  }
-  void poison() override {
-    c_.fill_bytes(kPoisonByte);
-    gpulab::poison(host_c_.span());
-  }
-  void upload() override {
-    a_.copy_from(host_a_.span());
-    b_.copy_from(host_b_.span());
-  }
-  void compute() override { gemm_(a_.data(), b_.data(), c_.data(), in_.m, in_.n, in_.k); }
-  void download() override { c_.copy_to(host_c_.span()); }
-  CheckResult check() const override {
-    return gpulab::check(host_c_.span(), in_, name_of(name_, Target::backend), format_);
-  }
-
- private:
-  void convert(const std::vector<float>& from, std::span<Element> to) const {
-    if constexpr (std::is_same_v<Element, float>) {
-      std::copy(from.begin(), from.end(), to.begin());
-    } else {
-      std::transform(from.begin(), from.end(), to.begin(), format_ == Format::fp16 ? mx::fp16_bits : mx::bf16_bits);
-    }
-  }
-
-  const ProductInstance& in_;
-  std::string name_;
-  Format format_;
-  GemmOn<Element> gemm_;
-  typename Target::template HostBuffer<Element> host_a_, host_b_;
-  typename Target::template HostBuffer<float> host_c_;
-  typename Target::template DeviceBuffer<Element> a_, b_;
-  typename Target::template DeviceBuffer<float> c_;
-};
-
 using Backends = std::vector<std::pair<Backend, RunFactory>>;
 
-// The run of a GPU variant, for a target (gpu_only makes it for the GPU alone).
+// The run of a GPU variant, for a target (gpu_only makes it for the GPU alone): lesson 05's
+// product run (product_run.hpp) with A and B stored as `Element`, so a 16-bit format also halves
+// the upload, and checked with the bound of the format.
 template <typename Element>
 auto gpu_run(const std::string& name, Format format, GemmOn<Element> gemm) {
   return [=]<typename Target>() {
-    return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    ProductFunctions<Element> f;
+    f.multiply = [gemm](const Element* a, const Element* b, float* c, int m, int n, int k, int) {
+      gemm(a, b, c, m, n, k);
+    };
+    if constexpr (!std::is_same_v<Element, float>) f.store = format == Format::fp16 ? mx::fp16_bits : mx::bf16_bits;
+    f.check = [format](std::span<const float> c, const ProductInstance& in, const std::string& what) {
+      return check(c, in, what, format);
+    };
+    return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
       const auto s = format == Format::bf16 ? mx::Storage::bf16 : mx::Storage::fp16;
       if ((format == Format::fp16 || format == Format::bf16) && !mx::tensor_cores_take(s)) {
         throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
                             " (compute capability 8.0 or newer does)");
       }
-      return std::make_unique<GpuRun<Target, Element>>(in, name, format, gemm);
+      return std::make_unique<ProductRun<Target, Element>>(in, name_of(name, Target::backend), f, options.block);
     });
   };
 }

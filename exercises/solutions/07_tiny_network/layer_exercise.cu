@@ -15,13 +15,13 @@ namespace gpulab::exercises {
 
 __global__ void bias_sigmoid_yours(float* z, const float* bias, int rows, int cols) {
   // SOLUTION: one thread per element; the element's column is its index modulo the row length.
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < rows * cols) z[i] = 1.0f / (1.0f + expf(-(z[i] + bias[i % cols])));
 }
 
 __global__ void column_sums_yours(const float* delta, float* db, int rows, int cols) {
   // SOLUTION: each thread walks down its column, a row (cols floats) at a time.
-  const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= cols) return;
   float sum = 0.0f;
   for (int e = 0; e < rows; ++e) sum += delta[e * cols + j];
