@@ -2,6 +2,7 @@
 // text and kernel source exist.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -92,4 +93,26 @@ TEST_CASE("every snippet marked in the sources is quoted by a lesson text", "[do
       }
     }
   }
+}
+
+TEST_CASE("every lesson folder is registered by its one line, in the order of its number", "[docs]") {
+  // README's "A new lesson": a folder lessons/NN_name/ and one gpulab_add_lesson line; the
+  // registry follows the lines, and each lesson says the number and name of its folder.
+  std::set<std::string> folders;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "lessons")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && name.size() > 3 && std::isdigit(static_cast<unsigned char>(name[0])) &&
+        name[2] == '_') {
+      folders.insert(name);
+    }
+  }
+  std::set<std::string> registered;
+  std::string previous;
+  for (const Lesson* lesson : all_lessons()) {
+    CAPTURE(lesson->id, lesson->name);
+    CHECK(lesson->id > previous);
+    previous = lesson->id;
+    registered.insert(lesson->id + "_" + lesson->name);
+  }
+  CHECK(registered == folders);
 }
