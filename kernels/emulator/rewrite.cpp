@@ -367,10 +367,10 @@ std::vector<Launcher> find_launchers(const std::string& s, const std::string& fi
         scopes.front().rfind("ns:gpulab", 0) == 0;
     scopes.push_back("other");
     if (!in_named_namespace || words.empty() || words.back() != ')') continue;
-    for (const char* skip : {"__global__", "__device__", "__host__", "template", "inline", "static", "constexpr",
-                             "class", "struct", "union", "enum", "operator", "extern"}) {
-      if (word(skip)) goto next;
-    }
+    const char* const not_launchers[] = {"__global__", "__device__", "__host__", "template", "inline",
+                                         "static",     "constexpr",  "class",    "struct",   "union",
+                                         "enum",       "operator",   "extern"};
+    if (std::any_of(std::begin(not_launchers), std::end(not_launchers), word)) continue;
     if (words.find('=') != std::string::npos && words.find('(') > words.find('=')) continue;  // an initialiser
     {
       bool lone = false;  // a constructor's initialisers (X::X() : a_(1)) or a label: not a launcher
@@ -428,7 +428,6 @@ std::vector<Launcher> find_launchers(const std::string& s, const std::string& fi
       }
       found.push_back(std::move(l));
     }
-  next:;
   }
   return found;
 }

@@ -66,11 +66,6 @@ DeviceStep device_step(Backend backend, const std::string& variant, float lr, Lo
     if (is_kernel_step(variant)) return kernel_step(variant, lr, loss, fused_threads);
     return library_step(variant != "graph", variant != "cublas", lr, loss);
   }
-  if (backend == Backend::emulated && (variant == "cublas" || variant == "graph" || variant == "cublas_graph")) {
-    const char* needs = variant == "cublas" ? "cuBLAS" : variant == "graph" ? "CUDA graphs" : "cuBLAS and CUDA graphs";
-    throw NotApplicable("the " + variant + " step needs " + needs +
-                        ", which the emulator does not model: it runs on a GPU only");
-  }
   throw std::invalid_argument("lesson 07: no step \"" + variant + "\" on the " + std::string(to_string(backend)) +
                               " backend");
 }

@@ -119,15 +119,17 @@ RunFactory device_run(const std::string& name, std::function<DeviceStep()> make_
   });
 }
 
-// A variant on every device backend this build has (cuBLAS and the graphs are skipped on the
-// emulator, saying why).
-std::vector<std::pair<Backend, RunFactory>> backends_of(const std::string& name, int threads) {
+// A variant on every device backend this build has, or, where it needs a library the emulator
+// does not model (`needs`: cuBLAS, CUDA graphs), on the GPU alone.
+std::vector<std::pair<Backend, RunFactory>> backends_of(const std::string& name, int threads,
+                                                        const std::string& needs = "") {
   const bool workspace = mlp::needs_workspace(name);
-  return on_devices([&]<typename Target>() {
+  const auto make = [&]<typename Target>() {
     return device_run<Target>(
         name, [name] { return mlp::device_step(Target::backend, name, kLearningRate, kLoss, kFusedThreads); },
         workspace, threads);
-  });
+  };
+  return needs.empty() ? on_devices(make) : gpu_only(make, needs);
 }
 
 // ---- the lesson
@@ -220,11 +222,11 @@ Lesson make_lesson() {
        "One kernel per operation: GEMMs, bias + sigmoid, loss, dW, db, deltas, update (13 launches for two layers)",
        backends_of("layered", 256)},
       {"cublas", "layered, with cuBLAS's GEMMs (FP32) in place of the lesson's 16 × 16 tiled kernel",
-       backends_of("cublas", 256)},
+       backends_of("cublas", 256, "cuBLAS")},
       {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 13 kernels",
-       backends_of("graph", 256)},
+       backends_of("graph", 256, "CUDA graphs")},
       {"cublas_graph", "cublas, captured in a CUDA graph: library GEMMs without the launch gaps",
-       backends_of("cublas_graph", 256)},
+       backends_of("cublas_graph", 256, "cuBLAS and CUDA graphs")},
       {"fused", "The whole step in one kernel and one block, everything in shared memory",
        backends_of("fused", kFusedThreads)},
       {"fused_registers",
