@@ -378,20 +378,21 @@ TEST_CASE("an exercise's hints are numbered until the next heading of their leve
   CHECK(app::exercise_section(app::parse_markdown("# Title\n\nNo exercise.\n")).empty());
 }
 
-TEST_CASE("every lesson with an exercise has hints in its text, numbered from 1", "[app]") {
+TEST_CASE("every exercise has hints, its own or in its lesson's text, numbered from 1", "[app]") {
   for (const auto& exercise : grading::all_exercises()) {
     const Lesson* lesson = find_lesson(exercise.lesson);
     REQUIRE(lesson != nullptr);
     CAPTURE(exercise.name);
+    CHECK(std::filesystem::exists(exercise.learner_file()));
+    if (exercise.hints.size() >= 3) continue;
     const auto numbers =
         app::hint_numbers(app::load_markdown(std::string(GPULAB_SOURCE_DIR) + "/" + lesson->text_file));
     CHECK(std::count(numbers.begin(), numbers.end(), 1) > 0);
     CHECK(std::count(numbers.begin(), numbers.end(), 3) > 0);
-    CHECK(std::filesystem::exists(std::string(GPULAB_SOURCE_DIR) + "/" + exercise.file));
   }
 }
 
-TEST_CASE("the Grade button's job grades on its own thread and hands over every size", "[app]") {
+TEST_CASE("the Grade button's job grades on its own thread and hands over every case", "[app]") {
   app::GradeJob job;
   job.start(*grading::find_exercise("01"), Backend::emulated);
   for (int i = 0; i < 600 && job.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,122 +1,237 @@
-// The grader itself, whatever state the learner's files are in: it passes the lessons' own
-// kernels, fails the planted bugs, draws new sizes from each seed, and reports in JSON; and
-// gpulab_grade refuses bad command lines.
+// The grader itself: every exercise's stub fails and its solution passes; every buggy submission
+// of tests/submissions/ fails with the message its file expects (each check proven to fire);
+// a class is graded into a gradebook without anything crashing; specs are read and refused
+// with reasons; gpulab_grade refuses bad command lines. All on the emulator, so CI proves it.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
+#include "grading/check.hpp"
+#include "grading/gradebook.hpp"
 #include "grading/grading.hpp"
 #include "support/lesson_runs.hpp"
 #include "support/process.hpp"
 
 using namespace gpulab;
+namespace fs = std::filesystem;
 
 namespace {
 
-grading::Exercise with_variant(const std::string& lesson, const std::string& variant) {
-  grading::Exercise e = *grading::find_exercise(lesson);
-  e.variant = variant;
-  return e;
+const fs::path kSource = GPULAB_SOURCE_DIR;
+
+grading::GradeOptions emulated(std::uint64_t seed) {
+  grading::GradeOptions o;
+  o.backend = Backend::emulated;
+  o.seed = seed;
+  return o;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The lines `// KEY: value` of a file.
+std::vector<std::string> marked(const std::string& text, const std::string& key) {
+  std::vector<std::string> found;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::string prefix = "// " + key + ": ";
+    if (line.rfind(prefix, 0) == 0) found.push_back(line.substr(prefix.size()));
+  }
+  return found;
+}
+
+fs::path fresh_folder(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / (name + "-" + std::to_string(test::test_seed()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
 }
 
 }  // namespace
 
-TEST_CASE("the grader passes each lesson's own kernel on the exercise's sizes", "[grading]") {
-  const auto [lesson, variant] = GENERATE(table<std::string, std::string>({{"01", "blocks"},
-                                                                           {"02", "grid_stride"},
-                                                                           {"03", "coalesced"},
-                                                                           {"04", "fused"},
-                                                                           {"05", "shared_tiles"},
-                                                                           {"06", "debug_fixed"},
-                                                                           {"07", "layered"}}));
-  const std::uint64_t seed = test::test_seed();
-  CAPTURE(lesson, variant, seed);
-  const grading::Grade g = grading::grade(with_variant(lesson, variant), Backend::emulated, seed);
-  INFO(grading::report_text(g));
-  CHECK(g.passed);
-  CHECK_FALSE(g.skipped);
-  CHECK(g.cases.size() >= 6);
-}
-
-TEST_CASE("the grader fails the planted bugs and says where", "[grading]") {
-  const std::string bug = GENERATE("bug_shared_index", "bug_channels", "bug_barrier");
-  const std::uint64_t seed = test::test_seed();
-  CAPTURE(bug, seed);
-  const grading::Grade g = grading::grade(with_variant("06", bug), Backend::emulated, seed);
-  INFO(grading::report_text(g));
-  CHECK_FALSE(g.passed);
-  if (bug == std::string("bug_barrier")) {
-    // The emulator's racecheck names the missing barrier where the kernel reads the tile.
-    CHECK_THAT(g.message, Catch::Contains("racecheck") && Catch::Contains("Race reported between") &&
-                              Catch::Contains("conv_debug.cu:"));
-  } else {
-    CHECK_THAT(g.message, Catch::Contains("output (image") && Catch::Contains("This size is there to catch"));
+TEST_CASE("every exercise is found, its spec read, its files present", "[grading]") {
+  const auto& all = grading::all_exercises();
+  CHECK(all.size() >= 8);
+  for (const auto& e : all) {
+    CAPTURE(e.name);
+    CHECK(fs::exists(e.learner_file()));
+    CHECK(fs::exists(e.solution_file()));
+    CHECK(e.name.substr(0, 2) == e.lesson);
+    CHECK(grading::cases_for(e, 1).size() >= 6);
   }
 }
 
-TEST_CASE("a size the kernel cannot run fails the grade, it is not passed over", "[grading]") {
-  // single_block launches one block of n threads: past 1024 elements it is refused.
-  const grading::Grade g = grading::grade(with_variant("01", "single_block"), Backend::emulated, 7);
-  CHECK_FALSE(g.passed);
-  CHECK_THAT(g.message, Catch::Contains("could not run"));
+TEST_CASE("every stub fails its grader and every solution passes it", "[grading]") {
+  const std::uint64_t seed = test::test_seed();
+  for (const auto& e : grading::all_exercises()) {
+    CAPTURE(e.name, seed);
+    const grading::Grade stub = grading::grade(e, e.learner_file(), emulated(seed));
+    INFO(grading::report_text(stub));
+    CHECK_FALSE(stub.passed);
+    CHECK_FALSE(stub.skipped);
+    const grading::Grade solution = grading::grade(e, e.solution_file(), emulated(seed));
+    INFO(grading::report_text(solution));
+    CHECK(solution.passed);
+    CHECK(solution.score() == 1.0);
+  }
 }
 
-TEST_CASE("the random sizes change with the seed, the fixed ones do not", "[grading]") {
+TEST_CASE("each buggy submission fails, with the message its file expects", "[grading]") {
+  const std::uint64_t seed = test::test_seed();
+  int files = 0;
+  for (const auto& folder : fs::directory_iterator(kSource / "tests/submissions")) {
+    if (!folder.is_directory()) continue;
+    const grading::Spec* e = grading::find_exercise(folder.path().filename().string());
+    REQUIRE(e != nullptr);
+    for (const auto& file : fs::directory_iterator(folder.path())) {
+      const std::string text = read(file.path());
+      const auto expected = marked(text, "expect");
+      CAPTURE(file.path().string(), seed);
+      REQUIRE_FALSE(expected.empty());
+      grading::GradeOptions options = emulated(seed);
+      if (const auto limit = marked(text, "time-limit"); !limit.empty()) options.time_limit_s = std::stod(limit[0]);
+      const grading::Grade g = grading::grade(*e, file.path(), options);
+      const std::string all = grading::report_json({g});
+      INFO(grading::report_text(g));
+      CHECK_FALSE(g.passed);
+      CHECK(g.cases.size() == grading::cases_for(*e, seed).size());  // every case ran, whatever happened
+      for (const std::string& phrase : expected) {
+        CAPTURE(phrase);
+        CHECK(all.find(phrase) != std::string::npos);
+      }
+      ++files;
+    }
+  }
+  CHECK(files >= 15);
+}
+
+TEST_CASE("a class of three is graded into a gradebook: a solution, a stub, a wild write", "[grading][cli]") {
+  const fs::path class_dir = fresh_folder("gpulab-class");
+  const grading::Spec& conv = *grading::find_exercise("06_conv");
+  const std::pair<const char*, fs::path> students[] = {
+      {"alice", conv.solution_file()},
+      {"bob", conv.learner_file()},
+      {"carol", kSource / "tests/submissions/06_conv/writes_far_past_y.cu"}};
+  for (const auto& [name, file] : students) {
+    fs::create_directories(class_dir / name / "06_conv");
+    fs::copy_file(file, class_dir / name / "06_conv/exercise.cu");
+  }
+  const fs::path book = class_dir / "grades.csv";
+  const auto run =
+      test::run_command(test::executable("gpulab_grade") + " --backend emulated --exercise 06_conv --submissions " +
+                        class_dir.string() + " --gradebook " + book.string() + " --gradescope --seed 11");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const std::string csv = read(book);
+  INFO(csv);
+  CHECK_THAT(csv, Catch::StartsWith("student,exercise,passed,score,failures\n"));
+  CHECK_THAT(csv, Catch::Contains("alice,06_conv,yes,1.000,\n"));
+  CHECK(std::regex_search(csv, std::regex("bob,06_conv,no,0\\.[0-9]+,\"?[0-9]+ of 9 cases failed")));
+  CHECK(std::regex_search(csv,
+                          std::regex("carol,06_conv,no,.*memcheck.*Invalid __global__ write.*of 'y'.*past its end")));
+  for (const auto& [name, file] : students) {
+    CAPTURE(name);
+    const auto results = nlohmann::json::parse(read(class_dir / name / "results.json"));
+    CHECK(results.contains("score"));
+    REQUIRE(results["tests"].size() == 9);
+    for (const auto& t : results["tests"]) {
+      CHECK(t["max_score"] == 1);
+      CHECK(t.contains("name"));
+      CHECK(t.contains("output"));
+    }
+    CHECK(read(class_dir / name / "results.json").find("\"seed\"") == std::string::npos);  // hidden cases stay hidden
+  }
+  CHECK(nlohmann::json::parse(read(class_dir / "alice/results.json"))["score"] == 9);
+  fs::remove_all(class_dir);
+}
+
+TEST_CASE("a student who handed nothing in gets a row saying so", "[grading]") {
+  const fs::path class_dir = fresh_folder("gpulab-empty-class");
+  fs::create_directories(class_dir / "dave");
+  std::stringstream log;
+  const grading::ClassOptions options{class_dir, class_dir / "book.csv", false};
+  CHECK(grading::grade_class({grading::find_exercise("01_vector_add")}, emulated(3), options, log) == 0);
+  CHECK_THAT(read(class_dir / "book.csv"), Catch::Contains("dave,01_vector_add,no,0.000,not handed in"));
+  fs::remove_all(class_dir);
+}
+
+TEST_CASE("a file that does not compile fails every case with the compiler's message", "[grading]") {
+  const fs::path dir = fresh_folder("gpulab-broken");
+  std::ofstream(dir / "broken.cu") << "void vector_add(const float* a, const float* b, float* c, int n) { oops }\n";
+  std::ofstream(dir / "wrong_signature.cu") << "void vector_add(float* a, float* b, float* c, int n) {}\n";
+  const grading::Spec& e = *grading::find_exercise("01_vector_add");
+  const grading::Grade broken = grading::grade(e, dir / "broken.cu", emulated(1));
+  CHECK_FALSE(broken.passed);
+  CHECK(broken.score() == 0);
+  CHECK_THAT(broken.message, Catch::Contains("did not compile") && Catch::Contains("oops"));
+  const grading::Grade signature = grading::grade(e, dir / "wrong_signature.cu", emulated(1));
+  CHECK_THAT(signature.message, Catch::Contains("exactly these parameter types"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the random cases change with the seed, the fixed ones do not", "[grading]") {
   for (const auto& e : grading::all_exercises()) {
     CAPTURE(e.name);
-    const auto a = e.cases(1), b = e.cases(2), again = e.cases(1);
+    const auto a = grading::cases_for(e, 1), b = grading::cases_for(e, 2), again = grading::cases_for(e, 1);
     REQUIRE(a.size() == b.size());
-    REQUIRE(a.size() >= 6);
-    CHECK(a.front().problem.dims == b.front().problem.dims);
-    CHECK(a.back().problem.dims == again.back().problem.dims);
-    const bool differ = a.back().problem.dims != b.back().problem.dims || a.back().block != b.back().block ||
-                        a.back().problem.n != b.back().problem.n;
-    CHECK(differ);
+    CHECK(a.front().sizes == b.front().sizes);
+    CHECK(a.back().sizes == again.back().sizes);
+    CHECK(a.back().sizes != b.back().sizes);
   }
 }
 
-TEST_CASE("the JSON report holds each exercise's grade, message and seed", "[grading]") {
-  grading::Grade g = grading::grade(with_variant("01", "blocks"), Backend::emulated, 99);
-  grading::Grade skipped;
-  skipped.exercise = "05_matmul";
-  skipped.skipped = true;
-  skipped.seed = 99;
-  skipped.message = "not graded on the GPU";
-  const auto report = nlohmann::json::parse(grading::report_json({g, skipped}));
-  CHECK(report["passed"] == true);
-  CHECK(report["seed"] == 99);
-  REQUIRE(report["exercises"].size() == 2);
-  const auto& first = report["exercises"][0];
-  CHECK(first["exercise"] == "01_vector_add");
-  CHECK(first["variant"] == "blocks");
-  CHECK(first["passed"] == true);
-  CHECK(first["seed"] == 99);
-  CHECK(first["message"].get<std::string>().find("sizes passed") != std::string::npos);
-  CHECK(first["cases"].size() == g.cases.size());
-  CHECK(report["exercises"][1]["skipped"] == true);
+TEST_CASE("where the wrong elements lie is said in the output's own terms", "[grading]") {
+  const std::vector<std::pair<std::string, std::int64_t>> matrix = {{"row", 4}, {"column", 32}};
+  std::vector<std::size_t> last_column, edge_tile, every_other;
+  for (std::size_t r = 0; r < 4; ++r) last_column.push_back(r * 32 + 31);
+  for (std::size_t r = 2; r < 4; ++r)
+    for (std::size_t c = 16; c < 32; ++c) edge_tile.push_back(r * 32 + c);
+  for (std::size_t c = 1; c < 32; c += 2) every_other.push_back(c);
+  CHECK(grading::where_wrong(matrix, last_column) == "every row, column 31 (the last)");
+  CHECK(grading::where_wrong(matrix, edge_tile) == "rows 2–3 (the last 2 of 4), columns 16–31 (the last 16 of 32)");
+  CHECK(grading::where_wrong(matrix, every_other) == "row 0 (the first), every 2nd column from 1 to 31");
+}
+
+TEST_CASE("a spec with a mistake is refused with the file and the reason", "[grading]") {
+  const fs::path dir = fresh_folder("gpulab-spec");
+  fs::create_directories(dir / "99_broken");
+  std::ofstream(dir / "99_broken/exercise.json")
+      << R"JSON({"lesson": "99", "title": "t", "task": "t", "reference": "vector_add",
+            "entry": "void f(const float* a, float* c, int n)", "arrays": {"a": "n"}, "cases": [{"n": 1}]})JSON";
+  CHECK_THROWS_WITH(grading::read_spec(dir / "99_broken"),
+                    Catch::Contains("99_broken/exercise.json") && Catch::Contains("length of c"));
+  CHECK(grading::evaluate("(H + 2 * pad - R) / stride + 1", {{"H", 10}, {"pad", 1}, {"R", 3}, {"stride", 2}}) == 5);
+  CHECK_THROWS_WITH(grading::evaluate("n * m", {{"n", 1}}), Catch::Contains("no size called m"));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("gpulab_grade lists the exercises and refuses a bad command line", "[grading][cli]") {
-  const auto list = test::run_command(test::executable("gpulab_grade") + " --list");
+  const std::string grade = test::executable("gpulab_grade");
+  const auto list = test::run_command(grade + " --list");
   CHECK(list.exit_code == 0);
-  CHECK_THAT(list.output, Catch::Contains("exercises/05_matmul/matmul_exercise.cu"));
-  const auto unknown = test::run_command(test::executable("gpulab_grade") + " --lesson 42");
+  CHECK_THAT(list.output, Catch::Contains("05_matmul/exercise.cu"));
+  const auto unknown = test::run_command(grade + " --exercise 42");
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.output, Catch::Contains("no exercise \"42\""));
-  const auto flag = test::run_command(test::executable("gpulab_grade") + " --bogus");
-  CHECK(flag.exit_code == 2);
-  const auto backend = test::run_command(test::executable("gpulab_grade") + " --backend tpu");
-  CHECK(backend.exit_code == 2);
-  const auto two = test::run_command(test::executable("gpulab_grade") + " --lesson 01,02 --variant blocks");
-  CHECK(two.exit_code == 2);
+  CHECK(test::run_command(grade + " --bogus").exit_code == 2);
+  CHECK(test::run_command(grade + " --backend tpu").exit_code == 2);
+  CHECK(test::run_command(grade + " --exercise 01,02 --file x.cu").exit_code == 2);
+  CHECK(test::run_command(grade + " --gradebook g.csv").exit_code == 2);
 }
 
-TEST_CASE("gpulab_grade grades a named variant: a planted bug fails, a lesson kernel passes", "[grading][cli]") {
-  const std::string grade = test::executable("gpulab_grade") + " --backend emulated --lesson 06 --variant ";
-  const auto bug = test::run_command(grade + "bug_channels");
+TEST_CASE("gpulab_grade grades the solutions and a file of one's own", "[grading][cli]") {
+  const std::string grade = test::executable("gpulab_grade") + " --backend emulated --exercise 04_sigmoid";
+  const auto solution = test::run_command(grade + " --solutions");
+  CHECK(solution.exit_code == 0);
+  CHECK_THAT(solution.output, Catch::Contains("PASSED"));
+  const auto bug =
+      test::run_command(grade + " --file " + (kSource / "tests/submissions/04_sigmoid/unstable.cu").string());
   CHECK(bug.exit_code == 1);
-  CHECK_THAT(bug.output, Catch::Contains("06_conv (variant bug_channels)") && Catch::Contains("FAILED"));
-  const auto fixed = test::run_command(grade + "debug_fixed");
-  CHECK(fixed.exit_code == 0);
-  CHECK_THAT(fixed.output, Catch::Contains("PASSED"));
+  CHECK_THAT(bug.output, Catch::Contains("FAILED") && Catch::Contains("is NaN"));
 }

@@ -13,7 +13,7 @@ void GradeJob::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void GradeJob::start(const grading::Exercise& exercise, Backend backend) {
+void GradeJob::start(const grading::Spec& exercise, Backend backend) {
   cancel();
   join();
   {
@@ -27,8 +27,12 @@ void GradeJob::start(const grading::Exercise& exercise, Backend backend) {
   thread_ = std::thread([this, &exercise, backend] {
     grading::Grade grade;
     try {
+      grading::GradeOptions options;
+      options.backend = backend;
+      options.seed = fresh_seed();
+      if (backend == Backend::gpu) options.sanitizers = {"memcheck", "racecheck"};
       grade = grading::grade(
-          exercise, backend, fresh_seed(),
+          exercise, {}, options,
           [this](const grading::CaseResult& r) {
             std::lock_guard lock(mutex_);
             progress_.push_back(r);

@@ -20,8 +20,9 @@ class GradeJob {
   GradeJob& operator=(const GradeJob&) = delete;
 
   // Starts grading (a previous job is cancelled and joined first). The seed is fresh each time.
-  // `exercise` must outlive the job (those of grading::all_exercises() do).
-  void start(const grading::Exercise& exercise, Backend backend);
+  // `exercise` must outlive the job (those of grading::all_exercises() do). Its own file is
+  // graded as it is saved now, built by the grader (no rebuild of GPU Lab).
+  void start(const grading::Spec& exercise, Backend backend);
   void cancel() { cancelled_ = true; }
   bool busy() const { return busy_; }
   // The sizes graded so far and, once the job ended, its grade (errors become a failed grade).

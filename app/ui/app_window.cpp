@@ -75,7 +75,7 @@ AppWindow::AppWindow(AppOptions options, Fonts fonts, LoadedSettings loaded)
   pending_start_ = options_.run || options_.sweep;
   export_dir_ = options_.export_dir;
   if (options_.grade) {
-    if (const grading::Exercise* e = grading::find_exercise(lesson_->id)) {
+    if (const grading::Spec* e = grading::find_exercise(lesson_->id)) {
       grade_job_.start(*e, gpu_usable_ ? Backend::gpu : Backend::emulated);
     }
   }
@@ -425,6 +425,6 @@ std::vector<std::string> AppWindow::view_keys(const Lesson* lesson) {
 bool has_visualization(const Lesson& l) {
   return l.live_training || static_cast<bool>(l.timeline) || static_cast<bool>(l.thread_map);
 }
-bool has_exercise(const Lesson& l) { return grading::find_exercise(l.id) != nullptr; }
+bool has_exercise(const Lesson& l) { return !grading::exercises_of_lesson(l.id).empty(); }
 
 }  // namespace gpulab::app

@@ -95,6 +95,7 @@ class AppWindow {
     // Learn and Exercise: the exercise's hints shown so far, the learner's file as last read
     int hints_shown = 0;
     std::string exercise_source;
+    int exercise = 0;  // which of the lesson's exercises (lesson 07 has two)
     bool loaded = false;
   };
 
@@ -111,7 +112,7 @@ class AppWindow {
   void draw_sidebar();
   void draw_learn();
   void draw_exercise();
-  void draw_grading(const grading::Exercise& exercise);
+  void draw_grading(const grading::Spec& exercise);
   void draw_code();
   void draw_run();
   void draw_parameters();

@@ -1,7 +1,10 @@
-// gpulab_grade: grades the learner's kernels (each lesson's variant `yours`) against the CPU
-// reference, prints what went wrong in the learner's terms, and writes a JSON report.
-//   gpulab_grade                        every exercise, on the GPU if there is one, else emulated
-//   gpulab_grade --lesson 01,05 --backend emulated --seed 42 --report grades.json
+// gpulab_grade: builds each exercise file with its grading driver and checks it case by case
+// against the float64 reference, each case in a process of its own, and says what went wrong in
+// the learner's terms.
+//   gpulab_grade                               every exercise, on the GPU if there is one, else emulated
+//   gpulab_grade --exercise 05_matmul --backend emulated --seed 42 --report grades.json
+//   gpulab_grade --exercise 01 --file ~/my_vector_add.cu      a file of your own
+//   gpulab_grade --submissions class/ --gradebook grades.csv [--gradescope]   a whole class
 // Exit status: 0 every exercise passed, 1 one failed, 2 a bad command line, 77 nothing could be
 // graded on the backend asked for (no GPU; CTest reports that as skipped).
 #include <CLI/CLI.hpp>
@@ -11,63 +14,99 @@
 
 #include "common/device_info.hpp"
 #include "common/random.hpp"
+#include "grading/gradebook.hpp"
 #include "grading/grading.hpp"
+#include "run/cuda_build.hpp"
 
 using namespace gpulab;
+namespace fs = std::filesystem;
 
 int main(int argc, char** argv) {
-  CLI::App cli{"Grades your exercise kernels (each lesson's variant `yours`) against the CPU reference."};
-  std::vector<std::string> lessons{"all"};
-  std::string backend_name = "auto", report, variant;
+  CLI::App cli{"Grades exercise files (yours, the solutions, or a class's submissions) against the float64 reference."};
+  std::vector<std::string> wanted{"all"};
+  std::string backend_name = "auto", report, file, submissions, gradebook, exercises;
   std::uint64_t seed = 0;
-  bool list = false;
-  cli.add_option("--lesson", lessons, "lessons to grade: all, or ids/names such as 01,05 or 06_conv")->delimiter(',');
+  bool list = false, solutions = false, gradescope = false, no_sanitizers = false;
+  double time_limit = 0;
+  cli.add_option(
+         "--exercise,--lesson", wanted,
+         "exercises to grade: all, names such as 05_matmul, or lesson numbers such as 01,05 (all of a lesson's)")
+      ->delimiter(',');
   cli.add_option("--backend", backend_name, "gpu, emulated, or auto (the GPU when there is one)")
       ->check(CLI::IsMember({"auto", "gpu", "emulated"}));
   cli.add_option("--seed", seed, "replay a run's sizes and inputs (default: fresh ones, printed)");
   cli.add_option("--report", report, "write the grades as JSON to this file");
+  cli.add_option("--file", file, "grade this file instead of the exercise's own (one exercise)");
+  cli.add_flag("--solutions", solutions, "grade each exercise's solution.cu (instructors: does the grader pass it?)");
+  cli.add_option("--submissions", submissions,
+                 "grade a class: every student's folder in this folder, laid out like exercises/ "
+                 "(STUDENT/05_matmul/exercise.cu)");
+  cli.add_option("--gradebook", gradebook,
+                 "with --submissions: the CSV gradebook (student, exercise, passed, score, failures)");
+  cli.add_flag("--gradescope", gradescope,
+               "with --submissions: each student's results.json in their folder, in the format course "
+               "autograders read (score, tests with name, score, max_score, output)");
+  cli.add_flag("--no-sanitizers", no_sanitizers, "on the GPU, do not run passing cases again under compute-sanitizer");
+  cli.add_option("--time-limit", time_limit, "seconds per case (default: the exercise's own, usually 60)");
+  cli.add_option("--exercises", exercises, "the exercises folder (default: this GPU Lab's exercises/)");
   cli.add_flag("--list", list, "list the exercises and their files");
-  cli.add_option("--variant", variant,
-                 "grade another of the lesson's variants instead of yours (instructors: does the grader catch "
-                 "lesson 06's planted bugs? --lesson 06 --variant bug_barrier)");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
-  if (list) {
-    for (const auto& e : grading::all_exercises()) std::cout << e.name << "  " << e.file << "\n    " << e.task << "\n";
-    return 0;
-  }
-  std::vector<grading::Exercise> chosen;
-  if (lessons == std::vector<std::string>{"all"}) {
-    for (const auto& e : grading::all_exercises()) chosen.push_back(e);
-  } else {
-    for (const std::string& id : lessons) {
-      const grading::Exercise* e = grading::find_exercise(id);
-      if (e == nullptr) {
-        std::cerr << "gpulab_grade: no exercise \"" << id << "\" (gpulab_grade --list names them)\n";
-        return 2;
+  if (!exercises.empty()) setenv("GPULAB_EXERCISES", exercises.c_str(), 1);
+  std::vector<const grading::Spec*> chosen;
+  try {
+    if (list) {
+      for (const auto& e : grading::all_exercises())
+        std::cout << e.name << "  " << (e.folder / e.file).string() << "\n    " << e.task << "\n";
+      return 0;
+    }
+    if (wanted == std::vector<std::string>{"all"}) {
+      for (const auto& e : grading::all_exercises()) chosen.push_back(&e);
+    } else {
+      for (const std::string& id : wanted) {
+        std::vector<const grading::Spec*> found = grading::exercises_of_lesson(id);
+        if (const grading::Spec* one = grading::find_exercise(id); found.empty() && one != nullptr) found = {one};
+        if (found.empty()) {
+          std::cerr << "gpulab_grade: no exercise \"" << id << "\" (gpulab_grade --list names them)\n";
+          return 2;
+        }
+        chosen.insert(chosen.end(), found.begin(), found.end());
       }
-      chosen.push_back(*e);
     }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "gpulab_grade: " << e.what() << "\n";
+    return 2;
   }
-  if (!variant.empty()) {
-    if (chosen.size() != 1) {
-      std::cerr << "gpulab_grade: --variant needs one --lesson\n";
-      return 2;
-    }
-    chosen.front().variant = variant;
+  if (!file.empty() && (chosen.size() != 1 || solutions || !submissions.empty())) {
+    std::cerr << "gpulab_grade: --file grades one exercise's file (name it with --exercise)\n";
+    return 2;
   }
-  Backend backend = Backend::emulated;
-  if (backend_name == "gpu" || (backend_name == "auto" && device_info().available)) backend = Backend::gpu;
-  if (seed == 0) seed = fresh_seed();
+  if ((!gradebook.empty() || gradescope) && submissions.empty()) {
+    std::cerr << "gpulab_grade: --gradebook and --gradescope go with --submissions DIR\n";
+    return 2;
+  }
+  grading::GradeOptions options;
+  options.backend = Backend::emulated;
+  if (backend_name == "gpu" || (backend_name == "auto" && device_info().available && !build::nvcc_path().empty()))
+    options.backend = Backend::gpu;
+  options.seed = seed == 0 ? fresh_seed() : seed;
+  options.time_limit_s = time_limit;
+  if (options.backend == Backend::gpu && !no_sanitizers) options.sanitizers = {"memcheck", "racecheck"};
 
-  std::cout << "Grading on the " << to_string(backend) << " backend, seed " << seed
-            << " (the same sizes and inputs again: --seed " << seed << ")\n\n";
+  if (!submissions.empty()) {
+    grading::ClassOptions class_options{fs::path(submissions), fs::path(gradebook), gradescope};
+    return grading::grade_class(chosen, options, class_options, std::cout);
+  }
+
+  std::cout << "Grading on the " << to_string(options.backend) << " backend, seed " << options.seed
+            << " (the same sizes and inputs again: --seed " << options.seed << ")\n\n";
   std::vector<grading::Grade> grades;
-  for (const grading::Exercise& e : chosen) {
-    grades.push_back(grading::grade(e, backend, seed));
+  for (const grading::Spec* e : chosen) {
+    const fs::path path = !file.empty() ? fs::path(file) : solutions ? e->solution_file() : e->learner_file();
+    grades.push_back(grading::grade(*e, path, options));
     std::cout << grading::report_text(grades.back()) << std::endl;
   }
   if (!report.empty()) {

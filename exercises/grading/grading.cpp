@@ -1,162 +1,289 @@
-// Runs an exercise's cases through the lessons' own measuring path and says what went wrong.
+// Grading: each case in a process of its own, its outputs checked against the float64 reference.
 #include "grading/grading.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
-#include "common/cuda_error.hpp"
 #include "common/device_info.hpp"
-#include "common/measure.hpp"
-#include "common/results.hpp"
-#include "common/session.hpp"
-#include "registry.hpp"
+#include "common/mix.hpp"
+#include "grading/check.hpp"
+#include "grading/driver.hpp"
+#include "grading/references.hpp"
+#include "grading/submission.hpp"
+#include "run/cuda_build.hpp"
 
 namespace gpulab::grading {
 
+namespace fs = std::filesystem;
+
 namespace {
 
-constexpr int kIllegalAddress = 700;  // cudaErrorIllegalAddress (the emulator's memcheck says the same)
+constexpr int kSanitizerFound = 99;  // compute-sanitizer's --error-exitcode
 
-const Variant* variant_of(const Lesson& lesson, const std::string& name) {
-  for (const Variant& v : lesson.variants) {
-    if (v.name == name) return &v;
+// What a CUDA error usually means in a learner's code.
+std::string cuda_error_hint(const std::string& line) {
+  static const std::vector<std::pair<std::string, std::string>> hints = {
+      {"cudaErrorInvalidConfiguration",
+       "the launch was refused: a block of more than 1024 threads, a grid with 0 blocks (a size "
+       "rounded down to zero?) or over its limit, or more shared memory than a block may have"},
+      {"cudaErrorIllegalAddress",
+       "a thread read or wrote outside an array: does every thread check that its element exists "
+       "before it touches it?"},
+      {"cudaErrorMisalignedAddress", "an access at an address its type may not start at"},
+      {"cudaErrorInvalidValue",
+       "a launch or a CUDA call was refused: a block of more than 1024 threads, a grid with 0 blocks "
+       "(a size rounded down to zero by integer division?) or over its limit, more shared memory than a "
+       "block may have, or a call given a size, pointer or direction it refuses"},
+      {"cudaErrorLaunchOutOfResources", "too many registers or too much shared memory for the block asked for"},
+      {"cudaErrorInvalidDevicePointer", "a pointer that is not device memory was given where device memory is needed"},
+  };
+  for (const auto& [name, hint] : hints) {
+    if (line.find(name) != std::string::npos) return hint;
   }
-  return nullptr;
+  return "";
 }
 
-const RunFactory* factory_on(const Variant& v, Backend backend) {
-  for (const auto& [b, make] : v.backends) {
-    if (b == backend) return &make;
-  }
-  return nullptr;
+std::string line_with(const std::string& text, const std::string& tag) {
+  const auto at = text.find(tag);
+  if (at == std::string::npos) return "";
+  const auto end = text.find('\n', at);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
-std::string element_at(const Exercise& e, std::size_t index, const Problem& p) {
-  return e.where ? e.where(index, p) : "element " + std::to_string(index);
+// The last `lines` lines of a text.
+std::string tail(const std::string& text, std::size_t lines) {
+  std::size_t at = text.size();
+  if (at > 0 && text[at - 1] == '\n') --at;  // a final newline ends the last line, it starts none
+  for (std::size_t n = 0; n < lines; ++n) {
+    const std::size_t found = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    if (found == std::string::npos) return text;
+    at = found;
+  }
+  return text.substr(at + 1);
 }
 
-// The first wrong element of a failed check, said as a learner would look for it.
-std::string explain_check(const Exercise& e, const CheckResult& check, const GradeCase& c) {
-  if (check.first.empty()) return check.message;
-  const Mismatch& m = check.first.front();
-  const std::string at = element_at(e, m.index, c.problem);
-  std::string what;
-  if (is_poison(static_cast<float>(m.got))) {
-    what = at + " was never written (it still holds the poison value the grader put there)";
-    if (e.unwritten) what += ": " + e.unwritten(c.problem, c.block);
-  } else if (std::isnan(m.got)) {
-    what = fmt::format("{} is NaN, expected {:.9g}", at, m.expected);
-  } else if (std::isnan(m.expected)) {
-    what = fmt::format("{} is {:.9g}, expected NaN", at, m.got);
-  } else {
-    what = fmt::format("{} is {:.9g}, expected {:.9g}", at, m.got, m.expected);
+std::string sanitizer_path() {
+  for (const char* candidate : {"/usr/local/cuda/bin/compute-sanitizer"}) {
+    if (fs::exists(candidate)) return candidate;
   }
-  return fmt::format("{} ({} of {} elements wrong).", what, check.mismatches, check.checked);
+  std::string found;
+  if (build::run_logged("command -v compute-sanitizer", found) == 0) {
+    while (!found.empty() && (found.back() == '\n' || found.back() == ' ')) found.pop_back();
+    return found;
+  }
+  return "";
 }
 
-// A launch or a run that threw: the launch was refused, or the kernel touched memory it must not.
-std::string explain_error(const std::exception& error) {
-  const auto* cuda = dynamic_cast<const CudaError*>(&error);
-  if (cuda != nullptr && cuda->code() == kIllegalAddress) {
-    return std::string(
-               "a thread read or wrote outside an array (an out-of-bounds access): does every thread "
-               "check that its element exists before it touches it? Details: ") +
-           error.what();
+// Why a finished program's case failed, from its exit and output; empty when it ran cleanly.
+std::string explain_run(const ChildResult& run, const Limits& limits) {
+  if (run.timed_out) {
+    return fmt::format(
+        "it did not finish within {:g} s and was stopped: a hang? (a __syncthreads() that some threads "
+        "never reach, a loop whose condition never changes, or a grid-stride loop that does not step)",
+        limits.seconds);
   }
-  return std::string("the run failed: ") + error.what();
+  if (run.signal != 0) {
+    std::string said = tail(run.output, 3);
+    while (!said.empty() && said.back() == '\n') said.pop_back();
+    return fmt::format(
+        "the program was ended by signal {} ({}): the host code crashed (device memory freed with free() "
+        "or read on the host? an array indexed past its end?), or it ran out of its {:g} GB of memory{}",
+        run.signal, strsignal(run.signal), limits.memory_gb, said.empty() ? "" : ". It said: " + said);
+  }
+  if (run.exit_code == kDriverCudaError) {
+    const std::string line = line_with(run.output, kCudaErrorTag);
+    const std::string what = line.substr(std::min(line.size(), std::strlen(kCudaErrorTag) + 1));
+    const std::string hint = cuda_error_hint(line);
+    return "a CUDA error " + what + (hint.empty() ? "" : " — " + hint);
+  }
+  return "";
 }
 
-CaseResult run_case(const Exercise& e, const Lesson& lesson, const RunFactory& make, Backend backend,
-                    const GradeCase& c, std::uint64_t seed) {
-  CaseResult r;
-  r.size = problem_label(c.problem);
-  r.block = c.block;
-  RunOptions options;
-  options.block = c.block;
-  options.reps = 1;
-  options.warmup = 0;
-  options.seed = seed;
-  try {
-    const auto instance =
-        c.edge_inputs && lesson.edge_instance ? lesson.edge_instance(seed) : lesson.make_instance(c.problem, seed);
-    if (c.edge_inputs) r.size += " (edge values: ±0, ±inf, NaN, huge, tiny)";
-    const auto run = make(*instance, options);
-    const Measurement m = measure(*run, backend, options);
-    const CheckResult& bad = !m.first_check.passed ? m.first_check : m.final_check;
-    r.passed = m.first_check.passed && m.final_check.passed;
-    if (!r.passed) r.message = explain_check(e, bad, c);
-  } catch (const NotApplicable& skip) {
-    r.passed = false;
-    r.message = std::string("could not run: ") + skip.what();
-  } catch (const std::exception& error) {
-    r.passed = false;
-    r.message = explain_error(error);
-    if (backend == Backend::gpu) {
-      const DeviceRecovery recovered = recover_device();  // an illegal address spoils the context
-      if (!recovered.usable) r.message += " (and the GPU could not be recovered: " + recovered.message + ")";
-    }
-  }
-  if (!r.passed && !c.catches.empty()) {
-    if (!r.message.empty() && r.message.back() != '.') r.message += '.';
-    r.message += " This size is there to catch: " + c.catches + ".";
-  }
-  return r;
+std::string label_of(const Spec& spec, const Case& c, const CaseData& data) {
+  std::string label = case_label(spec, c);
+  (void)data;
+  return label;
 }
 
 }  // namespace
 
-const Exercise* find_exercise(std::string_view id) {
-  for (const Exercise& e : all_exercises()) {
-    if (e.lesson == id || e.name == id) return &e;
+fs::path exercises_root() {
+  if (const char* env = std::getenv("GPULAB_EXERCISES"); env != nullptr && *env != '\0') return env;
+  return GPULAB_EXERCISES_DIR;
+}
+
+const std::vector<Spec>& all_exercises() {
+  static const std::vector<Spec> all = find_exercises(exercises_root());
+  return all;
+}
+
+const Spec* find_exercise(std::string_view id) {
+  for (const Spec& s : all_exercises()) {
+    if (s.name == id) return &s;
+  }
+  for (const Spec& s : all_exercises()) {
+    if (s.lesson == id) return &s;
   }
   return nullptr;
 }
 
-Grade grade(const Exercise& exercise, Backend backend, std::uint64_t seed,
+std::vector<const Spec*> exercises_of_lesson(std::string_view lesson) {
+  std::vector<const Spec*> found;
+  for (const Spec& s : all_exercises()) {
+    if (s.lesson == lesson) found.push_back(&s);
+  }
+  return found;
+}
+
+double Grade::score() const {
+  if (cases.empty()) return 0;
+  const auto passed_cases = std::count_if(cases.begin(), cases.end(), [](const CaseResult& c) { return c.passed; });
+  return static_cast<double>(passed_cases) / static_cast<double>(cases.size());
+}
+
+std::string first_report(const std::string& output, std::size_t lines) {
+  std::stringstream in(output);
+  std::string line, report;
+  std::size_t taken = 0;
+  bool in_report = false, done = false;
+  while (!done && std::getline(in, line) && taken < lines) {
+    if (line.rfind("=========", 0) != 0) {
+      done = in_report;  // the first report ends where its lines do
+      continue;
+    }
+    // A block starts with "========= " and a word; its lines go on indented. Notes (leaks), the
+    // summary and the tool's banner are no report of an error.
+    const bool starts = line.size() > 10 && line[9] == ' ' && line[10] != ' ';
+    if (starts) {
+      const bool ignored = line.find("Note:") != std::string::npos || line.find("ERROR SUMMARY") != std::string::npos ||
+                           line.find("COMPUTE-SANITIZER") != std::string::npos;
+      if (in_report && ignored) break;
+      in_report = !ignored || in_report;
+      if (ignored) continue;
+    }
+    if (!in_report) continue;
+    report += line + "\n";
+    ++taken;
+  }
+  // The arrays the grader allocates are named as the entry point names them, not by the driver's line.
+  static const std::regex driver_line(R"('([A-Za-z_0-9]+)' was allocated at \S*/drivers/\S+)");
+  return std::regex_replace(report, driver_line, "'$1' is the array $1 the grader passed to your function");
+}
+
+Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& options,
             const std::function<void(const CaseResult&)>& progress, const std::function<bool()>& cancelled) {
+  const fs::path file = file_given.empty() ? spec.learner_file() : file_given;
   Grade g;
-  g.exercise = exercise.name;
-  g.variant = exercise.variant;
-  g.lesson = exercise.lesson;
-  g.file = exercise.file;
-  g.backend = backend;
-  g.seed = seed;
-  const Lesson* lesson = find_lesson(exercise.lesson);
-  const Variant* yours = lesson != nullptr ? variant_of(*lesson, exercise.variant) : nullptr;
-  const RunFactory* make = yours != nullptr ? factory_on(*yours, backend) : nullptr;
-  if (backend == Backend::gpu && !device_info().available) {
+  g.exercise = spec.name;
+  g.title = spec.title;
+  g.lesson = spec.lesson;
+  g.file = file.string();
+  g.backend = options.backend;
+  g.seed = options.seed;
+  const bool gpu = options.backend == Backend::gpu;
+  if (gpu && build::nvcc_path().empty()) {
+    g.skipped = true;
+    g.message = "not graded on the GPU: this GPU Lab was built without the CUDA toolkit (no nvcc)";
+    return g;
+  }
+  if (gpu && !device_info().available) {
     g.skipped = true;
     g.message = "not graded on the GPU: " + device_info().reason;
     return g;
   }
-  if (make == nullptr) {
-    g.skipped = backend == Backend::gpu;  // an emulated-only build has no GPU backend at all
-    g.message = "lesson " + exercise.lesson + " has no variant " + exercise.variant + " on the " +
-                std::string(to_string(backend)) + " backend in this build";
+  const Reference* reference = find_reference(spec.reference);
+  if (reference == nullptr) {
+    g.message = "the exercise names the reference \"" + spec.reference + "\", which the grader does not have";
     return g;
   }
-  const std::vector<GradeCase> cases = exercise.cases(seed);
-  std::uint64_t case_seed = seed;
-  for (const GradeCase& c : cases) {
+  const fs::path cache = options.cache.empty() ? build::default_cache("grade") : options.cache;
+  const Built built = build_submission(spec, file, gpu, cache);
+  g.build_log = built.log;
+  const std::vector<Case> cases = cases_for(spec, options.seed);
+  if (!built.ok) {
+    g.message = file.filename().string() + " did not compile:\n" + tail(built.log, 30);
+    for (const Case& c : cases)
+      g.cases.push_back({case_label(spec, c), c.catches, c.drawn, false, "did not compile", ""});
+    return g;
+  }
+  Limits limits{options.time_limit_s > 0 ? options.time_limit_s : spec.time_limit_s, spec.memory_limit_gb};
+  std::vector<std::vector<std::string>> wrappers;
+  if (gpu && !options.sanitizers.empty()) {
+    const std::string sanitizer = sanitizer_path();
+    for (const std::string& tool : options.sanitizers) {
+      if (sanitizer.empty()) break;
+      wrappers.push_back(
+          {sanitizer, "--tool", tool, "--error-exitcode", std::to_string(kSanitizerFound), "--print-limit", "4"});
+    }
+  }
+  for (std::size_t index = 0; index < cases.size(); ++index) {
     if (cancelled && cancelled()) {
       g.message = "cancelled";
       return g;
     }
-    ++case_seed;  // each case its own inputs, all replayed by the one seed
-    const CaseResult r = run_case(exercise, *lesson, *make, backend, c, case_seed);
+    const Case& c = cases[index];
+    const CaseData data = make_case_data(spec, *reference, c, mix64(options.seed ^ mix64(index + 1)));
+    CaseResult r{label_of(spec, c, data), c.catches, c.drawn, false, "", ""};
+    const ChildResult run = run_case(spec, built.program, data, limits);
+    std::string failure = explain_run(run, limits);
+    // The emulator's checked mode: the program exits 1 when it reported (races, uninitialised
+    // reads, out-of-bounds accesses) — even where the numbers came out right.
+    const std::string checked = first_report(run.output);
+    if (failure.empty() && !run.outputs_read) {
+      failure = checked.empty() ? "the program ended without writing its outputs (exit status " +
+                                      std::to_string(run.exit_code) + ")"
+                                : "";
+    }
+    if (run.outputs_read) {
+      const CaseCheck check = check_outputs(spec, data, run.outputs, reference->compute(data));
+      if (!check.passed) failure += (failure.empty() ? "" : " ") + check.message;
+    }
+    if (!checked.empty()) {
+      failure = "GPU Lab's checked mode (compute-sanitizer without a GPU) reported an error" +
+                std::string(failure.empty() ? " — the numbers came out right, but the kernel is wrong" : "") + ":\n" +
+                checked + failure;
+    }
+    r.report = checked.empty() ? (run.outputs_read ? "" : tail(run.output, 20)) : checked;
+    // On the GPU, a case whose numbers passed runs again under each compute-sanitizer tool.
+    if (failure.empty()) {
+      for (const auto& wrapper : wrappers) {
+        Limits slower = limits;
+        slower.seconds *= 4;  // the sanitizers are slow
+        const ChildResult sanitized = run_case(spec, built.program, data, slower, 0, 0, wrapper);
+        if (sanitized.finished && sanitized.exit_code == 0) continue;
+        const std::string found = first_report(sanitized.output);
+        failure = "compute-sanitizer --tool " + wrapper[2] +
+                  (sanitized.exit_code == kSanitizerFound
+                       ? " found an error — the numbers came out right, but the kernel is wrong:\n"
+                       : " did not run cleanly:\n") +
+                  (found.empty() ? tail(sanitized.output, 12) : found);
+        r.report = sanitized.output;
+        break;
+      }
+    }
+    r.passed = failure.empty();
+    if (!r.passed) {
+      r.message = failure;
+      if (!c.catches.empty()) {
+        if (std::string(".?\n").find(r.message.back()) == std::string::npos) r.message += '.';
+        r.message +=
+            (r.message.back() == '\n' ? "" : " ") + std::string("This case is there to catch: ") + c.catches + ".";
+      }
+    }
     g.cases.push_back(r);
     if (progress) progress(r);
   }
   const auto failed = std::find_if(g.cases.begin(), g.cases.end(), [](const CaseResult& r) { return !r.passed; });
   g.passed = failed == g.cases.end() && !g.cases.empty();
-  if (g.passed) {
-    g.message = fmt::format("all {} sizes passed", g.cases.size());
-  } else if (failed != g.cases.end()) {
-    g.message = fmt::format("{}, block {}: {}", failed->size, failed->block, failed->message);
-  }
+  g.message = g.passed ? fmt::format("all {} cases passed", g.cases.size())
+                       : fmt::format("{}: {}", failed->label, failed->message);
   return g;
 }
 
@@ -166,17 +293,24 @@ std::string report_json(const std::vector<Grade>& grades) {
   for (const Grade& g : grades) {
     nlohmann::json cases = nlohmann::json::array();
     for (const CaseResult& c : g.cases) {
-      cases.push_back({{"size", c.size}, {"block", c.block}, {"passed", c.passed}, {"message", c.message}});
+      cases.push_back({{"size", c.label},
+                       {"catches", c.catches},
+                       {"drawn", c.drawn},
+                       {"passed", c.passed},
+                       {"message", c.message},
+                       {"report", c.report}});
     }
     all.push_back({{"exercise", g.exercise},
-                   {"variant", g.variant},
+                   {"title", g.title},
                    {"lesson", g.lesson},
                    {"file", g.file},
                    {"backend", std::string(to_string(g.backend))},
                    {"seed", g.seed},
                    {"passed", g.passed},
                    {"skipped", g.skipped},
+                   {"score", g.score()},
                    {"message", g.message},
+                   {"build_log", g.build_log},
                    {"cases", cases}});
     every = every && (g.passed || g.skipped);
   }
@@ -189,16 +323,15 @@ std::string report_json(const std::vector<Grade>& grades) {
 }
 
 std::string report_text(const Grade& g) {
-  const std::string variant = g.variant == "yours" ? "" : " (variant " + g.variant + ")";
-  std::string text = fmt::format("{}{} — {}\n", g.exercise, variant, g.file);
+  std::string text = fmt::format("{} — {}\n", g.exercise, g.file);
   if (g.skipped) return text + "  skipped: " + g.message + "\n";
-  for (const CaseResult& c : g.cases) {
-    text += fmt::format("  {} {}, block {}\n", c.passed ? "pass" : "FAIL", c.size, c.block);
-  }
+  for (const CaseResult& c : g.cases) text += fmt::format("  {} {}\n", c.passed ? "pass" : "FAIL", c.label);
   const auto passed = std::count_if(g.cases.begin(), g.cases.end(), [](const CaseResult& c) { return c.passed; });
-  if (g.passed) return text + fmt::format("  PASSED: {} of {} sizes\n", passed, g.cases.size());
-  return text +
-         fmt::format("  FAILED: {} of {} sizes passed. First failure:\n    {}\n", passed, g.cases.size(), g.message);
+  if (g.passed) return text + fmt::format("  PASSED: {} of {} cases\n", passed, g.cases.size());
+  std::string first = g.message;
+  for (std::size_t at = first.find('\n'); at != std::string::npos; at = first.find('\n', at + 5))
+    first.replace(at, 1, "\n    ");
+  return text + fmt::format("  FAILED: {} of {} cases passed. First failure:\n    {}\n", passed, g.cases.size(), first);
 }
 
 }  // namespace gpulab::grading

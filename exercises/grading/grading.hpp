@@ -1,74 +1,76 @@
 #pragma once
-// Grading the classroom exercises: each lesson's variant `yours` against the lesson's float64 CPU
-// reference (never against a solution), at sizes chosen to catch the usual mistakes and at sizes
-// drawn fresh from a seed on every run, with what went wrong said in the learner's terms.
+// Grading an exercise: the learner's file (or a student's submission) is built with the grading
+// driver, and each case runs in a process of its own with a time and a memory limit, its outputs
+// checked against the float64 reference (never a solution). A crash, a hang, a CUDA error or a
+// checked-mode (or compute-sanitizer) report is that case's failure with its report; the other
+// cases still run, and the report is always written.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/backend.hpp"
-#include "common/lesson.hpp"
+#include "grading/spec.hpp"
 
 namespace gpulab::grading {
 
-// One size an exercise is graded at, and the mistake it is there to catch.
-struct GradeCase {
-  Problem problem;
-  int block = 256;
-  std::string catches;       // "n not a multiple of the block: a missing bounds guard"
-  bool edge_inputs = false;  // the lesson's edge inputs (±0, ±inf, NaN, ...) instead of random ones
-};
+// exercises/ of this GPU Lab (GPULAB_EXERCISES overrides it).
+std::filesystem::path exercises_root();
+// Every exercise there, in name order (a broken exercise.json throws std::invalid_argument).
+const std::vector<Spec>& all_exercises();
+// By name ("01_vector_add") or lesson ("01": its first exercise); nullptr when there is none.
+const Spec* find_exercise(std::string_view id);
+// The exercises of one lesson.
+std::vector<const Spec*> exercises_of_lesson(std::string_view lesson);
 
-struct Exercise {
-  std::string lesson;  // "01"
-  std::string name;    // "01_vector_add"
-  std::string file;    // the learner's file, relative to the repository
-  std::string task;    // what to write, one line
-  // The sizes to grade at: fixed ones, then some drawn from `seed` (a solution cannot know them).
-  std::function<std::vector<GradeCase>(std::uint64_t seed)> cases = {};
-  // Where output element `index` is, in the lesson's terms ("row 3, column 17"); empty: "element i".
-  std::function<std::string(std::size_t index, const Problem&)> where = {};
-  // What to suspect when an element was never written, for this size and block.
-  std::function<std::string(const Problem&, int block)> unwritten = {};
-  // The variant graded: the learner's, except where the grader's own tests grade a lesson kernel.
-  std::string variant = "yours";
+struct GradeOptions {
+  Backend backend = Backend::emulated;  // gpu or emulated
+  std::uint64_t seed = 0;
+  std::filesystem::path cache;  // builds (default: ~/.cache/gpulab/grade)
+  // On the GPU: compute-sanitizer tools each case also runs under when its numbers pass
+  // ("memcheck", "racecheck"); the emulator's checked mode is always on.
+  std::vector<std::string> sanitizers;
+  double time_limit_s = 0;  // per case; 0: the exercise's own
 };
-
-// Every exercise, in lesson order.
-const std::vector<Exercise>& all_exercises();
-// By lesson id ("01") or name ("01_vector_add"); nullptr when there is none.
-const Exercise* find_exercise(std::string_view id);
 
 struct CaseResult {
-  std::string size;  // "n = 1000" or the lesson's shape
-  int block = 0;
+  std::string label;    // "n = 1031" — what was checked
+  std::string catches;  // the mistake the case is there to catch
+  bool drawn = false;   // sizes drawn from the seed
   bool passed = false;
-  std::string message;  // empty when passed
+  std::string message;  // what went wrong, in the learner's terms
+  std::string report;   // the checked mode's or compute-sanitizer's report, the program's output
 };
 
 struct Grade {
-  std::string exercise, lesson, file;
-  std::string variant = "yours";  // the variant graded
+  std::string exercise, title, lesson, file;
   Backend backend = Backend::emulated;
   std::uint64_t seed = 0;
   bool passed = false;
-  bool skipped = false;  // the backend cannot run here (no GPU): neither passed nor failed
-  std::string message;   // the first failure in the learner's terms, or the summary of a pass
+  bool skipped = false;  // the backend cannot run here (no GPU, no nvcc): neither passed nor failed
+  std::string message;   // the first failure, or a summary of the pass
+  std::string build_log;
   std::vector<CaseResult> cases;
+  double score() const;  // the fraction of cases passed (0 when it did not build)
 };
 
-// Runs every case of `exercise` on `backend` (gpu or emulated). `progress` hears each case as it
-// ends; `cancelled` is polled between cases (the app's Cancel).
-Grade grade(const Exercise& exercise, Backend backend, std::uint64_t seed,
+// Grades `file` (the exercise's own file when empty). `progress` hears each case as it ends;
+// `cancelled` is polled between cases (the app's Cancel).
+Grade grade(const Spec& spec, const std::filesystem::path& file, const GradeOptions& options,
             const std::function<void(const CaseResult&)>& progress = {}, const std::function<bool()>& cancelled = {});
 
-// The report for a course's own tools: {"passed", "backend", "seed", "exercises": [{"exercise",
-// "variant", "lesson", "file", "passed", "skipped", "message", "seed", "backend", "cases": [...]}]}.
+// The JSON report: {"passed", "backend", "seed", "exercises": [{"exercise", "title", "lesson",
+// "file", "backend", "seed", "passed", "skipped", "score", "message", "build_log", "cases": [{"size",
+// "catches", "passed", "message", "report"}]}]}.
 std::string report_json(const std::vector<Grade>& grades);
 
-// What the terminal shows for one exercise: a line per size, the first failure in full.
+// What the terminal shows for one exercise: a line per case, the first failure in full.
 std::string report_text(const Grade& grade);
+
+// The first report of the emulator's checked mode or compute-sanitizer in a program's output
+// (its "=========" lines), at most `lines` lines; empty when there is none.
+std::string first_report(const std::string& output, std::size_t lines = 14);
 
 }  // namespace gpulab::grading

@@ -43,17 +43,11 @@ struct Layout {
 // graph can capture the step.
 using GemmFunction = void (*)(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k,
                               void* stream);
-// `bias_sigmoid` (A = σ(Z + b) in place) and `column_sums` (db = Δ's column sums) replace the
-// step's own kernels for those two operations: lesson 07's exercise plugs the learner's in.
-using LayerFunction = void (*)(float* z, const float* bias, int rows, int cols, void* stream);
-using ColumnSumsFunction = void (*)(const float* delta, float* db, int rows, int cols, void* stream);
 // `update` false stops layered_step before the SGD update, leaving the gradients in the workspace
 // (step_gradients): lesson 10 sums them over GPUs first.
 struct StepOptions {
   GemmFunction gemm = nullptr;
   void* stream = nullptr;
-  LayerFunction bias_sigmoid = nullptr;
-  ColumnSumsFunction column_sums = nullptr;
   bool update = true;
 };
 

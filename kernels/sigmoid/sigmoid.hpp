@@ -2,6 +2,7 @@
 // Sigmoid, y[i] = σ(x[i]) = 1 / (1 + e^-x[i]): the CPU versions and the GPU launchers.
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace gpulab::sigmoid {
 
@@ -11,6 +12,9 @@ void cpu_loop(std::span<const float> x, std::span<float> y);
 void cpu_threads(std::span<const float> x, std::span<float> y);
 // The textbook form e^x / (1 + e^x), for the lesson: it returns NaN for x >= 89 (inf / inf).
 float unstable(float x);
+// The edges of σ's arithmetic every kernel must get right (the lesson's tests and the grader's):
+// signed zeros, where e^-x overflows or vanishes (±100, ±1e30, ±inf, ±FLT_MAX), denormals, NaN.
+std::vector<float> edge_values();
 
 }  // namespace gpulab::sigmoid
 

@@ -1,6 +1,7 @@
 // Sigmoid on the CPU: the baselines for the GPU kernels.
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "sigmoid/sigmoid.hpp"
 
@@ -23,5 +24,26 @@ void cpu_threads(std::span<const float> x, std::span<float> y) {
 }
 
 float unstable(float x) { return std::exp(x) / (1.0f + std::exp(x)); }
+
+std::vector<float> edge_values() {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float big = std::numeric_limits<float>::max();
+  return {0.0f,
+          -0.0f,
+          100.0f,
+          -100.0f,
+          1e30f,
+          -1e30f,
+          inf,
+          -inf,
+          88.7f,
+          -88.7f,
+          1e-30f,
+          -1e-30f,
+          big,
+          -big,
+          std::numeric_limits<float>::denorm_min(),
+          std::numeric_limits<float>::quiet_NaN()};
+}
 
 }  // namespace gpulab::sigmoid

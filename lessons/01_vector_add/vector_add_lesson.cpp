@@ -4,7 +4,6 @@
 #include <span>
 
 #include "common/array_runs.hpp"
-#include "exercises/exercises.hpp"
 #include "vector_add/vector_add.hpp"
 
 namespace gpulab {
@@ -52,8 +51,7 @@ Lesson make_lesson() {
   l.title = "Vector add";
   l.summary = "c = a + b: kernels, threads and blocks, and why the copies cost more than the math";
   l.text_file = "docs/lessons/01-vector-add.md";
-  l.sources = {"kernels/vector_add/vector_add.cu", "kernels/vector_add", "exercises/01_vector_add",
-               "lessons/01_vector_add/vector_add_program.cu"};
+  l.sources = {"kernels/vector_add/vector_add.cu", "kernels/vector_add", "lessons/01_vector_add/vector_add_program.cu"};
   l.size_help = "elements per vector";
   use_array_sizes(l);
   l.counts = counts_of;
@@ -73,8 +71,6 @@ Lesson make_lesson() {
        kernel_backends("grid_stride", kTolerance, binary(vector_add::grid_stride))},
       {"grid_stride_float4", "The grid-stride loop with 16-byte float4 loads; any n",
        kernel_backends("grid_stride_float4", kTolerance, binary(vector_add::grid_stride_float4))},
-      exercise_variant("exercises/01_vector_add/vector_add_exercise.cu",
-                       kernel_backends("yours", kTolerance, binary(exercises::vector_add))),
   };
   return l;
 }

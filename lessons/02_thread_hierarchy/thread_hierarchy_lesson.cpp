@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "common/array_runs.hpp"
-#include "exercises/exercises.hpp"
 #include "thread_hierarchy/thread_hierarchy.hpp"
 
 namespace gpulab {
@@ -75,8 +74,7 @@ Lesson make_lesson() {
   l.title = "Thread hierarchy";
   l.summary = "Grids, blocks, threads and warps: the global index, the 1024-thread limit, block sizes and occupancy";
   l.text_file = "docs/lessons/02-thread-hierarchy.md";
-  l.sources = {"kernels/thread_hierarchy/thread_hierarchy.cu", "kernels/thread_hierarchy",
-               "exercises/02_thread_hierarchy"};
+  l.sources = {"kernels/thread_hierarchy/thread_hierarchy.cu", "kernels/thread_hierarchy"};
   l.size_help = "elements";
   use_array_sizes(l);
   l.default_n = 500000;  // the <<<1, 500000>>> that fails, by default
@@ -100,8 +98,6 @@ Lesson make_lesson() {
        kernel_backends("block_3d", kTolerance, unary_fn(thread_hierarchy::block_3d))},
       {"grid_stride", "A grid that fills the GPU once; each thread strides over the array",
        kernel_backends("grid_stride", kTolerance, unary_fn(thread_hierarchy::grid_stride))},
-      exercise_variant("exercises/02_thread_hierarchy/thread_hierarchy_exercise.cu",
-                       kernel_backends("yours", kTolerance, unary_fn(exercises::thread_hierarchy))),
   };
   return l;
 }

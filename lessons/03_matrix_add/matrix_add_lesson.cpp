@@ -5,7 +5,6 @@
 
 #include "common/array_runs.hpp"
 #include "common/targets.hpp"
-#include "exercises/exercises.hpp"
 #include "matrix_add/matrix_add.hpp"
 
 namespace gpulab {
@@ -89,7 +88,7 @@ Lesson make_lesson() {
   l.title = "Matrix add";
   l.summary = "C = A + B on a 2-D grid: dim3, rows and columns, and why the mapping of threads matters";
   l.text_file = "docs/lessons/03-matrix-add.md";
-  l.sources = {"kernels/matrix_add/matrix_add.cu", "kernels/matrix_add", "exercises/03_matrix_add"};
+  l.sources = {"kernels/matrix_add/matrix_add.cu", "kernels/matrix_add"};
   l.size_help = "rows = columns of the square matrices";
   l.default_n = 1024;
   l.max_n = 65535;
@@ -119,8 +118,6 @@ Lesson make_lesson() {
        kernel_backends("coalesced_float4", kTolerance, matrix(matrix_add::coalesced_float4))},
       {"transposed", "2-D grid turned around; consecutive threads take consecutive rows",
        kernel_backends("transposed", kTolerance, matrix(matrix_add::transposed))},
-      exercise_variant("exercises/03_matrix_add/matrix_add_exercise.cu",
-                       kernel_backends("yours", kTolerance, matrix(exercises::matrix_add))),
   };
   return l;
 }

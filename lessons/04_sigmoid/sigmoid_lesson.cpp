@@ -6,7 +6,6 @@
 
 #include "common/array_runs.hpp"
 #include "common/random.hpp"
-#include "exercises/exercises.hpp"
 #include "sigmoid/sigmoid.hpp"
 
 namespace gpulab {
@@ -64,27 +63,10 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return instance_of(std::move(x));
 }
 
-// The edges of the arithmetic, which every variant must get right: signed zeros, where e^-x
-// overflows or vanishes (±100, ±1e30, ±inf, ±FLT_MAX), denormals, and NaN in -> NaN out.
+// The edges of the arithmetic, which every variant must get right (sigmoid::edge_values()).
 // Random inputs fill the rest, and 1031 elements leave a tail for the float4 kernel.
 std::unique_ptr<Instance> edge_instance_of(std::uint64_t seed) {
-  const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> edges = {0.0f,
-                                    -0.0f,
-                                    100.0f,
-                                    -100.0f,
-                                    1e30f,
-                                    -1e30f,
-                                    inf,
-                                    -inf,
-                                    88.7f,
-                                    -88.7f,
-                                    1e-30f,
-                                    -1e-30f,
-                                    std::numeric_limits<float>::max(),
-                                    -std::numeric_limits<float>::max(),
-                                    std::numeric_limits<float>::denorm_min(),
-                                    std::numeric_limits<float>::quiet_NaN()};
+  const std::vector<float> edges = sigmoid::edge_values();
   std::vector<float> x(1031);
   fill_uniform(x, seed, 0, -30.0f, 30.0f);
   for (std::size_t i = 0; i < edges.size(); ++i) {
@@ -101,7 +83,7 @@ Lesson make_lesson() {
   l.title = "Sigmoid";
   l.summary = "σ(x) with a __device__ function: expf against __expf, a stable form, and operator fusion";
   l.text_file = "docs/lessons/04-sigmoid.md";
-  l.sources = {"kernels/sigmoid/sigmoid.cu", "kernels/sigmoid", "exercises/04_sigmoid"};
+  l.sources = {"kernels/sigmoid/sigmoid.cu", "kernels/sigmoid"};
   l.size_help = "elements";
   use_array_sizes(l);
   l.counts = counts_of;
@@ -119,8 +101,6 @@ Lesson make_lesson() {
        kernel_backends("fused_float4", kExact, unary(sigmoid::fused_float4))},
       {"unfused", "Three kernels (e^-x, 1 + y, 1 / y): three passes over memory",
        kernel_backends("unfused", kExact, unary(sigmoid::unfused)), unfused_counts},
-      exercise_variant("exercises/04_sigmoid/sigmoid_exercise.cu",
-                       kernel_backends("yours", kExact, unary(exercises::sigmoid))),
   };
   return l;
 }

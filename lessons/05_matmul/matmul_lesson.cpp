@@ -9,7 +9,6 @@
 #include "05_matmul/product_run.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
-#include "exercises/exercises.hpp"
 #include "matmul/matmul.hpp"
 #include "matmul/matmul_cublas.hpp"
 
@@ -123,7 +122,7 @@ Lesson make_lesson() {
   l.title = "Matrix multiply";
   l.summary = "SGEMM from one thread per element to warp tiles and double buffering, against cuBLAS and OpenBLAS";
   l.text_file = "docs/lessons/05-matmul.md";
-  l.sources = {"kernels/matmul/matmul.cu", "kernels/matmul", "exercises/05_matmul"};
+  l.sources = {"kernels/matmul/matmul.cu", "kernels/matmul"};
   l.size_help = "n for n × n matrices (m = n = k)";
   l.default_n = 1024;
   l.max_n = 16384;
@@ -178,8 +177,6 @@ Lesson make_lesson() {
        {},
        true},
       {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), {}, true},
-      exercise_variant("exercises/05_matmul/matmul_exercise.cu",
-                       fixed_kernel("yours", exercises::matmul, exercises::kMatmulTile * exercises::kMatmulTile, {})),
   };
   l.variants.back().fixed_block = true;
   // The naive loops take seconds at n = 1024 and hours at 8192.

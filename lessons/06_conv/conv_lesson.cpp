@@ -11,7 +11,6 @@
 #include "common/targets.hpp"
 #include "conv/conv.hpp"
 #include "conv/conv_library.hpp"
-#include "exercises/exercises.hpp"
 #include "matmul/matmul.hpp"
 #include "matmul/matmul_cublas.hpp"
 
@@ -353,7 +352,7 @@ Lesson make_lesson() {
       "Direct, shared-memory tiles, im2col + GEMM, implicit GEMM, Winograd, FFT and a fused layer, "
       "against cuDNN";
   l.text_file = "docs/lessons/06-conv.md";
-  l.sources = {"kernels/conv/conv_direct.cu", "kernels/conv", "kernels/matmul/warp_tile.cuh", "exercises/06_conv"};
+  l.sources = {"kernels/conv/conv_direct.cu", "kernels/conv", "kernels/matmul/warp_tile.cuh"};
   l.size_help = "image side: a batch of 8 images of 16 channels, n × n, through 16 filters of 3 × 3";
   l.default_n = 56;
   l.max_n = 2048;
@@ -410,8 +409,6 @@ Lesson make_lesson() {
           conv::Bug::channels),
       bug("bug_barrier", "Deliberately wrong: no barrier before the next channel overwrites the tile",
           conv::Bug::barrier),
-      exercise_variant("exercises/06_conv/conv_debug_exercise.cu",
-                       kernel_backends("yours", plain(exercises::conv, 256))),
   };
   l.variants.back().fixed_block = true;
   // The direct CPU loops take seconds per 10^9 multiply-adds on a laptop.

@@ -4,7 +4,6 @@
 #include <memory>
 #include <stdexcept>
 
-#include "exercises/exercises.hpp"
 #include "mlp/mlp_library.hpp"
 
 namespace gpulab::mlp {
@@ -22,12 +21,8 @@ DeviceStep kernel_step(const std::string& variant, float lr, Loss loss, int thre
     return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float>,
                std::span<float> out) { fused_registers_step(net, p, x, t, batch, lr, loss, out); };
   }
-  // `yours`: layered, with the exercise's bias + sigmoid and column sums (exercises/07_tiny_network/).
-  const StepOptions options = variant == "yours"
-                                  ? StepOptions{nullptr, nullptr, exercises::bias_sigmoid, exercises::column_sums}
-                                  : StepOptions{};
   return [=](const Layout& net, std::span<float> p, Span x, Span t, int batch, std::span<float> ws,
-             std::span<float> out) { layered_step(net, p, x, t, batch, lr, loss, ws, out, options); };
+             std::span<float> out) { layered_step(net, p, x, t, batch, lr, loss, ws, out, {}); };
 }
 
 // The layer-by-layer step with cuBLAS's GEMMs and/or captured in a CUDA graph.

@@ -1,0 +1,28 @@
+// Exercise 05 — matrix multiply with tiles in shared memory: C = A · B, any m, n, k. (Solution)
+
+#define TILE 16
+
+__global__ void matmul_tiled(const float* a, const float* b, float* c, int m, int n, int k) {
+  __shared__ float as[TILE][TILE];
+  __shared__ float bs[TILE][TILE];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * TILE + ty;
+  const int col = blockIdx.x * TILE + tx;
+  float sum = 0.0f;
+  // SOLUTION
+  for (int k0 = 0; k0 < k; k0 += TILE) {
+    as[ty][tx] = (row < m && k0 + tx < k) ? a[row * k + k0 + tx] : 0.0f;
+    bs[ty][tx] = (k0 + ty < k && col < n) ? b[(k0 + ty) * n + col] : 0.0f;
+    __syncthreads();
+    for (int i = 0; i < TILE; ++i) sum += as[ty][i] * bs[i][tx];
+    __syncthreads();
+  }
+  if (row < m && col < n) c[row * n + col] = sum;
+}
+
+void matmul(const float* a, const float* b, float* c, int m, int n, int k) {
+  if (m == 0 || n == 0) return;
+  // SOLUTION: rounded up in both directions, so the edge tiles are launched too.
+  const dim3 grid((n + TILE - 1) / TILE, (m + TILE - 1) / TILE);
+  matmul_tiled<<<grid, dim3(TILE, TILE)>>>(a, b, c, m, n, k);
+}

@@ -1,0 +1,57 @@
+// Exercise 06 — debugging. This convolution compiles, runs, and is wrong: it has three bugs of the
+// kinds people make in shared-memory kernels. Find them and fix them.
+//
+// y = x ⋆ w (NCHW cross-correlation, zero padding, a stride), as in the lesson: x is N × C × H × W,
+// w is K × C × R × S, y is N × K × P × Q with P = (H + 2·pad − R) / stride + 1 (Q likewise).
+// A block of 16 × 16 threads computes a 16 × 16 tile of one output plane (image n and filter
+// k, from blockIdx.z). For each channel, the block stages the input tile it reads — the output
+// tile's windows, halo included — in shared memory, then each thread adds its window's products.
+// The launch is right. Your tools:
+//   gpulab_grade --exercise 06_conv                 which shapes fail, where, and the checked mode's report
+//   compute-sanitizer --tool racecheck ...          on a GPU (the grader runs memcheck and racecheck there)
+// Done when every case passes: on the emulator and the GPU the grader also fails a kernel whose
+// numbers come out right but that reads out of bounds or races.
+
+#define TILE 16
+
+// The input rows (or columns) a tile of TILE outputs reads: the windows' starts, `stride` apart,
+// plus one window.
+__host__ __device__ int tile_extent(int filter, int stride) { return (TILE - 1) * stride + filter; }
+
+__global__ void conv_tiled(const float* x, const float* w, float* y, int C, int H, int W, int K, int R, int S, int pad,
+                           int stride, int P, int Q) {
+  extern __shared__ float tile[];
+  const int tile_h = tile_extent(R, stride), tile_w = tile_extent(S, stride);
+  const int n = blockIdx.z / K, k = blockIdx.z % K;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int p = blockIdx.y * TILE + ty, q = blockIdx.x * TILE + tx;
+  // The tile's first input row and column (negative inside the padding).
+  const int h0 = blockIdx.y * TILE * stride - pad;
+  const int w0 = blockIdx.x * TILE * stride - pad;
+  float sum = 0.0f;
+  for (int c = 0; c < C; ++c) {
+    // FIX 1: image n's channel c is plane n · C + c; (n + c) mixed up the images for n > 0.
+    const float* plane = x + (n * C + c) * H * W;
+    for (int i = ty * TILE + tx; i < tile_h * tile_w; i += TILE * TILE) {
+      const int h = h0 + i / tile_w, col = w0 + i % tile_w;
+      tile[i] = (h >= 0 && h < H && col >= 0 && col < W) ? plane[h * W + col] : 0.0f;
+    }
+    __syncthreads();
+    for (int r = 0; r < R; ++r) {
+      for (int s = 0; s < S; ++s) sum += tile[(ty * stride + r) * tile_w + tx * stride + s] * w[((k * C + c) * R + r) * S + s];
+    }
+    // FIX 2: everyone has read this channel's tile before anyone loads the next one over it.
+    __syncthreads();
+  }
+  // FIX 3: the edge tiles' threads past the output's last row or column must not write.
+  if (p < P && q < Q) y[((n * K + k) * P + p) * Q + q] = sum;
+}
+
+void conv(const float* x, const float* w, float* y, int N, int C, int H, int W, int K, int R, int S, int pad,
+          int stride) {
+  const int P = (H + 2 * pad - R) / stride + 1, Q = (W + 2 * pad - S) / stride + 1;
+  if (N * K * P * Q == 0) return;
+  const dim3 grid((Q + TILE - 1) / TILE, (P + TILE - 1) / TILE, N * K);
+  const size_t shared = sizeof(float) * tile_extent(R, stride) * tile_extent(S, stride);
+  conv_tiled<<<grid, dim3(TILE, TILE), shared>>>(x, w, y, C, H, W, K, R, S, pad, stride, P, Q);
+}

@@ -1,0 +1,226 @@
+// The float64 references. Each bound is what one correct float kernel may be off by: u = 2⁻²⁴ is
+// one rounding of a float; a sum of k terms stays within 2·k·u·Σ|terms| in any order (as lesson
+// 05's and 06's checks); σ from expf within 1e-6 relative (lesson 04's).
+#include "grading/references.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "06_conv/conv_check.hpp"
+#include "sigmoid/sigmoid.hpp"
+
+namespace gpulab::grading {
+
+namespace {
+
+constexpr double kUnit = 0x1p-24;
+constexpr double kTiny = 1e-30;  // a floor for bounds at exact zeros
+constexpr double kSigmoidRel = 1e-6;
+
+using Values = std::map<std::string, Expected>;
+
+std::int64_t size(const CaseData& d, const char* name) { return d.sizes.at(name); }
+const std::vector<double>& array(const CaseData& d, const char* name) { return d.arrays.at(name); }
+
+double sigmoid(double x) {
+  if (std::isnan(x)) return x;
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+// Uniform values rounded to float, as the kernel will see them.
+void uniform(std::vector<double>& v, std::size_t count, double lo, double hi, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> d(lo, hi);
+  v.resize(count);
+  for (double& x : v) x = static_cast<float>(d(rng));
+}
+
+Expected elementwise(std::size_t n, const std::function<void(std::size_t, double&, double&)>& f) {
+  Expected e;
+  e.value.resize(n);
+  e.bound.resize(n);
+  for (std::size_t i = 0; i < n; ++i) f(i, e.value[i], e.bound[i]);
+  return e;
+}
+
+// C (rows × cols) = Σ_t A(r, t) · B(t, c), with A's and B's elements at a(r, t) and b(t, c).
+Expected sum_of_products(std::int64_t rows, std::int64_t cols, std::int64_t terms,
+                         const std::function<double(std::int64_t, std::int64_t)>& a,
+                         const std::function<double(std::int64_t, std::int64_t)>& b) {
+  Expected e;
+  const auto n = static_cast<std::size_t>(rows * cols);
+  e.value.assign(n, 0.0);
+  e.bound.assign(n, kTiny);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      double sum = 0, magnitude = 0;
+      for (std::int64_t t = 0; t < terms; ++t) {
+        const double p = a(r, t) * b(t, c);
+        sum += p;
+        magnitude += std::abs(p);
+      }
+      const auto i = static_cast<std::size_t>(r * cols + c);
+      e.value[i] = sum;
+      e.bound[i] += 2.0 * static_cast<double>(terms) * kUnit * magnitude;
+    }
+  }
+  return e;
+}
+
+std::vector<Reference> make_references() {
+  std::vector<Reference> all;
+
+  all.push_back({"vector_add", "c = a + b, element by element (one rounding)", {}, {"random"}, [](const CaseData& d) {
+                   const auto& a = array(d, "a");
+                   const auto& b = array(d, "b");
+                   return Values{{"c", elementwise(a.size(), [&](std::size_t i, double& v, double& bound) {
+                                    v = a[i] + b[i];
+                                    bound = kUnit * std::abs(v);
+                                  })}};
+                 }});
+
+  all.push_back(
+      {"affine", "y = 2x + 1, element by element (two roundings, or one fused)", {}, {"random"}, [](const CaseData& d) {
+         const auto& x = array(d, "x");
+         return Values{{"y", elementwise(x.size(), [&](std::size_t i, double& v, double& bound) {
+                          v = 2.0 * x[i] + 1.0;
+                          bound = 2.0 * kUnit * (2.0 * std::abs(x[i]) + 1.0);
+                        })}};
+       }});
+
+  all.push_back(
+      {"matrix_add", "C = A + B, rows × cols, row-major (one rounding)", {}, {"random"}, [](const CaseData& d) {
+         const auto& a = array(d, "a");
+         const auto& b = array(d, "b");
+         return Values{{"c", elementwise(a.size(), [&](std::size_t i, double& v, double& bound) {
+                          v = a[i] + b[i];
+                          bound = kUnit * std::abs(v);
+                        })}};
+       }});
+
+  Reference sigmoid_ref;
+  sigmoid_ref.name = "sigmoid";
+  sigmoid_ref.what = "y = σ(x) = 1 / (1 + e⁻ˣ), NaN for NaN (1e-6 relative: expf's error)";
+  sigmoid_ref.input_sets = {"random", "edge"};
+  sigmoid_ref.inputs = [](const Spec&, const Case& c, std::mt19937_64& rng, CaseData& d) {
+    auto& x = d.arrays["x"];
+    uniform(x, static_cast<std::size_t>(c.sizes.at("n")), -20.0, 20.0, rng);  // σ from 2e-9 to 1 − 2e-9
+    if (c.inputs != "edge") return;
+    // The edges spread over the array (over blocks and warps), then NaN last.
+    const std::vector<float> edges = sigmoid::edge_values();
+    const std::size_t step = std::max<std::size_t>(1, x.size() / (edges.size() + 1));
+    for (std::size_t i = 0; i < edges.size() && i * step < x.size(); ++i) x[i * step] = edges[i];
+    if (!x.empty()) x.back() = std::numeric_limits<double>::quiet_NaN();
+  };
+  sigmoid_ref.compute = [](const CaseData& d) {
+    const auto& x = array(d, "x");
+    return Values{{"y", elementwise(x.size(), [&](std::size_t i, double& v, double& bound) {
+                     v = sigmoid(x[i]);
+                     bound = kSigmoidRel * std::abs(v) + kTiny;
+                   })}};
+  };
+  all.push_back(sigmoid_ref);
+
+  all.push_back(
+      {"matmul", "C (m × n) = A (m × k) · B (k × n), row-major (2·k·u·Σ|a·b|)", {}, {"random"}, [](const CaseData& d) {
+         const std::int64_t m = size(d, "m"), n = size(d, "n"), k = size(d, "k");
+         const auto& a = array(d, "a");
+         const auto& b = array(d, "b");
+         return Values{{"c", sum_of_products(
+                                 m, n, k, [&](std::int64_t r, std::int64_t t) { return a[r * k + t]; },
+                                 [&](std::int64_t t, std::int64_t c) { return b[t * n + c]; })}};
+       }});
+
+  all.push_back({"conv",
+                 "y = x ⋆ w, NCHW, zero padding, a stride (lesson 06's float64 reference)",
+                 {},
+                 {"random"},
+                 [](const CaseData& d) {
+                   conv::Shape shape;
+                   shape.n = static_cast<int>(size(d, "N"));
+                   shape.c = static_cast<int>(size(d, "C"));
+                   shape.h = static_cast<int>(size(d, "H"));
+                   shape.w = static_cast<int>(size(d, "W"));
+                   shape.k = static_cast<int>(size(d, "K"));
+                   shape.r = static_cast<int>(size(d, "R"));
+                   shape.s = static_cast<int>(size(d, "S"));
+                   shape.pad = static_cast<int>(size(d, "pad"));
+                   shape.stride = static_cast<int>(size(d, "stride"));
+                   const std::vector<float> x(array(d, "x").begin(), array(d, "x").end());
+                   const std::vector<float> w(array(d, "w").begin(), array(d, "w").end());
+                   const ConvReference ref = conv_reference(x, w, {}, shape, 1);
+                   const double gamma = 2.0 * shape.c * shape.r * shape.s * kUnit;
+                   Expected e;
+                   e.value = ref.expected;
+                   e.bound.resize(ref.expected.size());
+                   for (std::size_t i = 0; i < e.bound.size(); ++i) e.bound[i] = gamma * ref.magnitude[i] + kTiny;
+                   return Values{{"y", e}};
+                 }});
+
+  all.push_back(
+      {"bias_sigmoid", "z = σ(z + bias[j]) in place, batch × units, row-major", {}, {"random"}, [](const CaseData& d) {
+         const std::int64_t cols = size(d, "cols");
+         const auto& z = array(d, "z");
+         const auto& bias = array(d, "bias");
+         return Values{{"z", elementwise(z.size(), [&](std::size_t i, double& v, double& bound) {
+                          const double pre = z[i] + bias[i % static_cast<std::size_t>(cols)];
+                          v = sigmoid(pre);
+                          // σ's own error, and the rounding of the sum (σ' <= 1/4).
+                          bound = kSigmoidRel * std::abs(v) + 0.25 * kUnit * std::abs(pre) + kTiny;
+                        })}};
+       }});
+
+  all.push_back({"layer_gradients",
+                 "dw (units × inputs) = Δᵀ · x and db = Δ's column sums, over the batch (2·batch·u·Σ|terms|)",
+                 {},
+                 {"random"},
+                 [](const CaseData& d) {
+                   const std::int64_t batch = size(d, "batch"), in = size(d, "inputs"), out = size(d, "units");
+                   const auto& delta = array(d, "delta");
+                   const auto& x = array(d, "x");
+                   Expected dw = sum_of_products(
+                       out, in, batch, [&](std::int64_t j, std::int64_t e) { return delta[e * out + j]; },
+                       [&](std::int64_t e, std::int64_t i) { return x[e * in + i]; });
+                   Expected db = sum_of_products(
+                       1, out, batch, [](std::int64_t, std::int64_t) { return 1.0; },
+                       [&](std::int64_t e, std::int64_t j) { return delta[e * out + j]; });
+                   return Values{{"dw", dw}, {"db", db}};
+                 }});
+
+  return all;
+}
+
+}  // namespace
+
+const std::vector<Reference>& all_references() {
+  static const std::vector<Reference> all = make_references();
+  return all;
+}
+
+const Reference* find_reference(const std::string& name) {
+  for (const Reference& r : all_references()) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+CaseData make_case_data(const Spec& spec, const Reference& reference, const Case& c, std::uint64_t seed) {
+  CaseData d;
+  d.sizes = c.sizes;
+  std::mt19937_64 rng(seed);
+  if (reference.inputs) reference.inputs(spec, c, rng, d);
+  for (const Param& p : spec.params) {
+    if (!p.pointer || !p.input || d.arrays.contains(p.name)) continue;
+    const auto count = static_cast<std::size_t>(evaluate(p.size, c.sizes));
+    if (p.element == "float" || p.element == "double") {
+      uniform(d.arrays[p.name], count, -1.0, 1.0, rng);
+    } else {
+      auto& v = d.arrays[p.name];
+      v.resize(count);
+      std::uniform_int_distribution<int> values(0, 255);
+      for (double& x : v) x = values(rng);
+    }
+  }
+  return d;
+}
+
+}  // namespace gpulab::grading

@@ -1,0 +1,92 @@
+#pragma once
+// An exercise's spec (exercise.json in its folder): the entry point the learner's file defines,
+// the sizes of its arrays, the cases it is graded at, the float64 reference it is checked
+// against, and its hints. The format is documented in exercises/README.md.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpulab::grading {
+
+// One parameter of the entry point: an array (device memory) or a number passed by value.
+struct Param {
+  std::string type;  // as written, without const: "float*", "int", "unsigned int*"
+  std::string name;
+  bool pointer = false;
+  bool is_const = false;
+  std::string element;  // an array's element type: "float", "int", "unsigned int"
+  // Arrays: read (const), written (not const), or both ("inout" in the spec: updated in place).
+  bool input = false, output = false;
+  std::string size;  // an array's length, an expression of the sizes ("rows * cols")
+};
+
+// Integer sizes by name; an expression over them: + - * / % (integer), parentheses, numbers,
+// min(a, b), max(a, b). Throws std::invalid_argument naming what it could not read.
+using Sizes = std::map<std::string, std::int64_t>;
+std::int64_t evaluate(const std::string& expression, const Sizes& sizes);
+
+struct Case {
+  Sizes sizes;          // every size the entry point takes, and the derived ones
+  std::string catches;  // the mistake it is there to catch
+  std::string inputs;   // "values" in the spec: "random" (default), or a set the reference offers ("edge")
+  bool drawn = false;   // drawn from the seed
+};
+
+// A random case: each size drawn uniformly from its range.
+struct RandomCases {
+  int count = 0;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> ranges;
+  // Sizes drawn as one of a list (an odd filter width: [1, 3, 5]).
+  std::map<std::string, std::vector<std::int64_t>> choices;
+};
+
+struct Spec {
+  std::filesystem::path folder;  // exercises/01_vector_add
+  std::string name;              // the folder's name: "01_vector_add"
+  std::string lesson;            // "01" (the lesson whose text and Run view it belongs to)
+  std::string title;
+  std::string task;      // what to write, one line
+  std::string entry;     // the signature, as the learner's file must define it
+  std::string function;  // the entry point's name
+  std::vector<Param> params;
+  // Sizes computed from others, in order ("P": "(H + 2*pad - R) / stride + 1").
+  std::vector<std::pair<std::string, std::string>> derived;
+  // Where each output lies, for messages: its dimensions by name, outermost first (["rows", "cols"]).
+  std::map<std::string, std::vector<std::string>> layout;
+  std::string reference;  // a float64 reference by name (references.hpp)
+  double tolerance = 1;   // a factor on the reference's bounds (they fit its arithmetic already)
+  // Element-wise: output i is made from element i of each input (its message names them).
+  bool elementwise = false;
+  // What to suspect when an output element was never written; {name} is replaced by that size.
+  std::string unwritten;
+  std::vector<Case> cases;
+  RandomCases random;
+  double time_limit_s = 60;    // per case
+  double memory_limit_gb = 4;  // per case, host memory of its process
+  std::vector<std::string> hints;
+  std::string file = "exercise.cu";  // the learner's file in the folder
+  std::string solution = "solution.cu";
+
+  std::filesystem::path learner_file() const { return folder / file; }
+  std::filesystem::path solution_file() const { return folder / solution; }
+  const Param* param(const std::string& name) const;
+};
+
+// Reads and checks a spec; throws std::invalid_argument with the file and what is wrong.
+Spec read_spec(const std::filesystem::path& folder);
+
+// Every exercise under `root` (each folder holding an exercise.json), in name order. A broken
+// spec throws (an instructor's typo must not hide an exercise).
+std::vector<Spec> find_exercises(const std::filesystem::path& root);
+
+// The cases of a grading run: the fixed ones, then the random ones drawn from `seed`, each
+// with its derived sizes filled in.
+std::vector<Case> cases_for(const Spec& spec, std::uint64_t seed);
+
+// What a case is, in the learner's terms: "n = 1031" or "rows = 3, cols = 100".
+std::string case_label(const Spec& spec, const Case& c);
+
+}  // namespace gpulab::grading

@@ -1,0 +1,188 @@
+// Builds learner CUDA at run time: see cuda_build.hpp. The compilers and paths are those this
+// GPU Lab was built with (compile definitions from lessons/CMakeLists.txt).
+#include "run/cuda_build.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+
+#include "emulator/rewrite.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gpulab::build {
+
+namespace {
+
+// Bumped when how a program is built changes, so that nothing built the old way is reused.
+constexpr const char* kRecipe = "objects, then link (3)";
+
+std::string emulated_flags() {
+  return std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile -I" + GPULAB_EMULATOR_INCLUDE +
+         " -I" + GPULAB_KERNELS_INCLUDE;
+}
+std::string gpu_flags() { return nvcc_path() + " -std=c++20 -O2 -arch=native -lineinfo"; }
+
+// Whether the program is older than a file any of its objects was built from: the compiler wrote
+// their lists (-MD) beside it, so an edited header rebuilds it too.
+bool out_of_date(const fs::path& program, const std::vector<fs::path>& deps) {
+  std::error_code ec;
+  const auto built = fs::last_write_time(program, ec);
+  if (ec) return true;
+  for (const fs::path& d : deps) {
+    if (!fs::exists(d)) return true;
+    std::stringstream text(emulated::read_source(d.string()));
+    std::string word;
+    bool target = true;  // "object.o: a.cu b.h \ ..." — the first word names the target
+    while (text >> word) {
+      if (target) {
+        target = word.back() != ':';
+        continue;
+      }
+      if (word == "\\") continue;
+      const auto changed = fs::last_write_time(word, ec);
+      if (ec || changed > built) return true;
+    }
+  }
+  return false;
+}
+
+std::string key_of(const Request& r) {
+  std::string all = std::string(kRecipe) + '\n' + (r.gpu ? gpu_flags() : emulated_flags() + GPULAB_CHECKED_FLAGS);
+  std::error_code ec;
+  // The emulator's library is part of the key: a rebuilt emulator rebuilds the program.
+  all += std::to_string(fs::last_write_time(GPULAB_EMULATOR_LIB, ec).time_since_epoch().count());
+  for (const auto* list : {&r.sources, &r.trusted_sources}) {
+    for (const fs::path& p : *list) all += '\n' + fs::absolute(p).string() + '\n' + emulated::read_source(p.string());
+    all += "\n--";
+  }
+  return std::to_string(std::hash<std::string>{}(all));
+}
+
+}  // namespace
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string nvcc_path() {
+  std::string nvcc = GPULAB_NVCC;
+  if (!nvcc.empty() && !fs::exists(nvcc)) nvcc = "nvcc";
+  return nvcc;
+}
+
+fs::path default_cache(const std::string& what) {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
+    return fs::path(xdg) / "gpulab" / what;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return fs::path(home) / ".cache/gpulab" / what;
+  return fs::temp_directory_path() / ("gpulab-" + what);
+}
+
+int run_logged(const std::string& command, std::string& log) {
+  const std::string full = "( " + command + " ) 2>&1";
+  FILE* pipe = popen(full.c_str(), "r");
+  if (pipe == nullptr) {
+    log += "cannot run: " + command + "\n";
+    return 127;
+  }
+  char buffer[4096];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) log.append(buffer, got);
+  const int status = pclose(pipe);
+  if (status == -1) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Result build_program(const Request& r) {
+  Result result;
+  if (r.gpu && nvcc_path().empty()) {
+    result.log = "this GPU Lab was built without the CUDA toolkit: no nvcc to build for the GPU\n";
+    return result;
+  }
+  const fs::path dir = r.cache / key_of(r);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    result.log = "cannot create " + dir.string() + ": " + ec.message() + "\n";
+    return result;
+  }
+  result.program = dir / (r.gpu ? "program-gpu" : "program-emulated");
+  std::vector<fs::path> deps;
+  const std::size_t count = r.sources.size() + r.trusted_sources.size();
+  for (std::size_t i = 0; i < count; ++i) deps.push_back(dir / ("deps-" + std::to_string(i) + ".d"));
+  if (!out_of_date(result.program, deps)) {
+    result.ok = true;
+    return result;
+  }
+  // Built in a folder of this process's own, then moved into place: two graders building the
+  // same file at once do not trip over each other.
+  const fs::path work = dir / ("work-" + std::to_string(getpid()));
+  fs::create_directories(work, ec);
+  std::string link = r.gpu ? gpu_flags() : std::string(GPULAB_CXX);
+  std::size_t index = 0;
+  auto compile = [&](const fs::path& source, bool learner) -> bool {
+    const fs::path object = work / ("object-" + std::to_string(index) + ".o");
+    const fs::path dep = work / ("deps-" + std::to_string(index) + ".d");
+    ++index;
+    std::string command;
+    const std::string where = " -iquote " + shell_quote(fs::absolute(source).parent_path().string());
+    if (r.gpu) {
+      command =
+          gpu_flags() + where + " -x cu -c -o " + shell_quote(object.string()) + " " + shell_quote(source.string());
+    } else {
+      fs::path input = source;
+      std::string flags = emulated_flags();
+      if (learner) {
+        // Rewritten for the emulator (launches, extern __shared__), keeping every line where it
+        // was; instrumented for the checked mode. Messages name the file as it was given.
+        input = work / (source.stem().string() + ".emulated.cpp");
+        try {
+          emulated::RewriteOptions options;
+          std::ofstream(input, std::ios::binary)
+              << emulated::rewrite_cuda(emulated::read_source(source.string()), source.string(), options);
+        } catch (const std::invalid_argument& e) {
+          result.log += std::string(e.what()) + "\n";
+          return false;
+        }
+        flags += std::string(" ") + GPULAB_CHECKED_FLAGS;
+      }
+      command = flags + where + " -x c++ -c -o " + shell_quote(object.string()) + " " + shell_quote(input.string());
+    }
+    command += " -MD -MF " + shell_quote(dep.string());
+    if (r.verbose) result.log += command + "\n";
+    link += " " + shell_quote(object.string());
+    return run_logged(command, result.log) == 0;
+  };
+  bool ok = true;
+  for (const fs::path& s : r.sources) ok = ok && compile(s, true);
+  for (const fs::path& s : r.trusted_sources) ok = ok && compile(s, false);
+  const fs::path linked = work / result.program.filename();
+  if (ok) {
+    // Linked without the checked mode's flags: with them the compiler would add ThreadSanitizer's
+    // runtime, whose place the emulator's checks take.
+    link += " -o " + shell_quote(linked.string());
+    if (!r.gpu) link += std::string(" ") + GPULAB_EMULATOR_LIBS + " -pthread";
+    if (r.verbose) result.log += link + "\n";
+    ok = run_logged(link, result.log) == 0;
+  }
+  if (ok) {
+    for (std::size_t i = 0; i < count; ++i) fs::rename(work / deps[i].filename(), deps[i], ec);
+    fs::rename(linked, result.program, ec);
+    ok = !ec;
+    if (ec) result.log += "cannot move the program into " + dir.string() + ": " + ec.message() + "\n";
+  }
+  fs::remove_all(work, ec);
+  result.ok = ok;
+  return result;
+}
+
+}  // namespace gpulab::build

@@ -1,0 +1,46 @@
+#pragma once
+// Building a learner's CUDA at run time, for the GPU (nvcc) or for the emulator (GPU Lab's source
+// rewrite, then the host compiler against the emulator's CUDA runtime), cached by content:
+// gpulab_run builds whole programs with it, the grader each submission with its driver.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gpulab::build {
+
+struct Request {
+  // The learner's files: checked (on the emulator, every access instrumented) and rewritten.
+  std::vector<std::filesystem::path> sources;
+  // Files of GPU Lab's own that call the learner's (a grading driver): compiled as they are, not
+  // instrumented; on the GPU compiled by nvcc like the others.
+  std::vector<std::filesystem::path> trusted_sources;
+  bool gpu = false;
+  // The cache folder: the program lands in a sub-folder named by a hash of everything it is built
+  // from, so an edit (or an edited header) rebuilds it and nothing else does.
+  std::filesystem::path cache;
+  bool verbose = false;  // the commands go into the log too
+};
+
+struct Result {
+  bool ok = false;
+  std::filesystem::path program;
+  std::string log;  // the compilers' messages (they name the learner's files and lines)
+};
+
+// Builds (or finds built) the program. Never throws for a file that does not compile: ok is false
+// and the log says why.
+Result build_program(const Request& request);
+
+// Where builds are cached by default: $XDG_CACHE_HOME/gpulab/<what>, or ~/.cache/gpulab/<what>.
+std::filesystem::path default_cache(const std::string& what);
+
+// nvcc where this GPU Lab was built with one (else "nvcc" on the PATH where it was not found there);
+// empty where it was built without the CUDA toolkit.
+std::string nvcc_path();
+
+// Runs a command through the shell, its output appended to `log`; its exit status.
+int run_logged(const std::string& command, std::string& log);
+
+std::string shell_quote(const std::string& s);
+
+}  // namespace gpulab::build
