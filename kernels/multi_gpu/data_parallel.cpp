@@ -102,7 +102,7 @@ void DataParallel::queue(float lr, Loss loss) {
   for (int g = 0; g < n; ++g) {
     CurrentDevice on(g);
     const auto k = static_cast<std::size_t>(g);
-    const StepOptions options{r_->gemm, r_->streams[k]->handle, nullptr, nullptr, n == 1};
+    const StepOptions options{r_->gemm, r_->streams[k]->handle, n == 1};
     mlp::layered_step(r_->net, r_->params[k].span(), r_->x[k].span(), r_->t[k].span(), r_->batch, lr, loss,
                       r_->workspace[k].span(), r_->loss[k].span(), options);
     grads[k] = mlp::step_gradients(r_->net, r_->batch, r_->workspace[k].span()).data();

@@ -134,7 +134,9 @@ Result build_program(const Request& r) {
     const fs::path dep = work / ("deps-" + std::to_string(index) + ".d");
     ++index;
     std::string command;
-    const std::string where = " -iquote " + shell_quote(fs::absolute(source).parent_path().string());
+    // The file's own folder for "quoted" includes, as when it is compiled where it lies (nvcc has
+    // no -iquote: -I serves).
+    const std::string where = (r.gpu ? " -I " : " -iquote ") + shell_quote(fs::absolute(source).parent_path().string());
     if (r.gpu) {
       command =
           gpu_flags() + where + " -x cu -c -o " + shell_quote(object.string()) + " " + shell_quote(source.string());
