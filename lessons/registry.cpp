@@ -1,5 +1,8 @@
 #include "registry.hpp"
 
+#include "grading/grading.hpp"
+#include "grading/submission_run.hpp"
+
 namespace gpulab {
 
 // Each lesson's folder defines NAME_lesson(); lessons.inc (written by lessons/CMakeLists.txt from
@@ -8,13 +11,37 @@ namespace gpulab {
 #include "lessons.inc"
 #undef X
 
+namespace {
+
+// A lesson as the executables and the app see it: its exercises' files as the variant `yours`
+// (exercises/NN_*/, found at run time), and every instance knowing the problem it was made for.
+Lesson with_exercises(const Lesson& own) {
+  Lesson l = own;
+  l.make_instance = [make = own.make_instance](const Problem& p, std::uint64_t seed) {
+    std::unique_ptr<Instance> instance = make(p, seed);
+    instance->problem = p;
+    return instance;
+  };
+  for (Variant& v : grading::exercise_variants(own)) l.variants.push_back(std::move(v));
+  for (const grading::Spec* e : grading::exercises_of_lesson(own.id))
+    l.sources.push_back("exercises/" + e->name + "/" + e->file);  // the Code view's tabs
+  return l;
+}
+
+}  // namespace
+
 const std::vector<const Lesson*>& all_lessons() {
-#define X(name) &name##_lesson(),
-  static const std::vector<const Lesson*> lessons = {
+#define X(name) with_exercises(name##_lesson()),
+  static const std::vector<Lesson> lessons = {
 #include "lessons.inc"
   };
 #undef X
-  return lessons;
+  static const std::vector<const Lesson*> pointers = [] {
+    std::vector<const Lesson*> p;
+    for (const Lesson& l : lessons) p.push_back(&l);
+    return p;
+  }();
+  return pointers;
 }
 
 const Lesson* find_lesson(std::string_view id) {

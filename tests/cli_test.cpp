@@ -192,7 +192,7 @@ TEST_CASE("an unknown variant's message lists the valid ones", "[cli]") {
   const auto r = run_command(lesson01 + " --variant nope");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Contains("valid: cpu_loop, cpu_threads, single_block, blocks, grid_stride, "
-                                "grid_stride_float4, all"));
+                                "grid_stride_float4, yours, yours_grid_stride, all"));
 }
 
 TEST_CASE("an unwritable --json path leaves no file behind", "[cli]") {

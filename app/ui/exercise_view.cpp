@@ -45,6 +45,8 @@ void AppWindow::draw_exercise() {
       "Your file: %s — the kernel and its launch are yours. The grader builds it as it is saved "
       "(no rebuild of GPU Lab) and calls %s.",
       path.c_str(), exercise.entry.c_str());
+  if (!exercise.run.empty())
+    ImGui::TextDisabled("It also runs as a variant \"yours\" in the Run view (tick it there).");
   draw_grading(exercise);
   if (exercise.hints.empty()) {
     draw_markdown(exercise_section(s.text), fonts_, &s.hints_shown);

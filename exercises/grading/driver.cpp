@@ -6,7 +6,7 @@
 namespace gpulab::grading {
 
 std::string driver_source(const Spec& spec) {
-  std::string read, allocate, upload, call_args, download, save, release;
+  std::string read, allocate, upload, call_args, download, returned, save, release;
   for (const Param& p : spec.params) {
     call_args += (call_args.empty() ? "" : ", ") + p.name;
     if (!p.pointer) {
@@ -15,6 +15,22 @@ std::string driver_source(const Spec& spec) {
     }
     read += fmt::format("  std::vector<{0}> {1}_host = read_array<{0}>({2});\n", p.element, p.name,
                         p.input ? "true" : "false");
+    if (p.host) {
+      // Pinned host memory the learner's function copies from and to itself (streams, chunks).
+      allocate += fmt::format(
+          "  {0}* {1} = nullptr;\n  check(cudaMallocHost(&{1}, bytes_of({1}_host) + 1), \"cudaMallocHost {1}\");\n",
+          p.element, p.name);
+      upload += p.input ? fmt::format("    std::memcpy({0}, {0}_host.data(), bytes_of({0}_host));\n", p.name)
+                        : fmt::format("    std::memset({0}, 0x7F, bytes_of({0}_host));\n", p.name);
+      // Read as soon as the function returns: its results must be there then (a missing
+      // synchronisation leaves them unfinished on a GPU).
+      if (p.output) {
+        returned += fmt::format("    std::memcpy({0}_host.data(), {0}, bytes_of({0}_host));\n", p.name);
+        save += fmt::format("      write_array({}_host);\n", p.name);
+      }
+      release += fmt::format("  cudaFreeHost({});\n", p.name);
+      continue;
+    }
     allocate +=
         fmt::format("  {0}* {1} = nullptr;\n  check(cudaMalloc(&{1}, bytes_of({1}_host)), \"cudaMalloc {1}\");\n",
                     p.element, p.name);
@@ -114,7 +130,7 @@ int main(int argc, char** argv) {{
     check(cudaEventRecord(marks[0]), "cudaEventRecord");
 {upload}    check(cudaEventRecord(marks[1]), "cudaEventRecord");
     {function}({call_args});
-    check(cudaGetLastError(), "after your function returned");
+{returned}    check(cudaGetLastError(), "after your function returned");
     check(cudaEventRecord(marks[2]), "cudaEventRecord");
     check(cudaDeviceSynchronize(), "when the device finished your work (cudaDeviceSynchronize)");
 {download}    check(cudaEventRecord(marks[3]), "cudaEventRecord");
@@ -141,8 +157,8 @@ int main(int argc, char** argv) {{
       fmt::arg("folder", spec.folder.filename().string()), fmt::arg("function", spec.function),
       fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("cuda_error", kDriverCudaError),
       fmt::arg("read", read), fmt::arg("allocate", allocate), fmt::arg("upload", upload),
-      fmt::arg("call_args", call_args), fmt::arg("download", download), fmt::arg("save", save),
-      fmt::arg("release", release));
+      fmt::arg("call_args", call_args), fmt::arg("download", download), fmt::arg("returned", returned),
+      fmt::arg("save", save), fmt::arg("release", release));
 }
 
 }  // namespace gpulab::grading

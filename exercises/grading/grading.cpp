@@ -177,6 +177,35 @@ std::string first_report(const std::string& output, std::size_t lines) {
   return std::regex_replace(report, driver_line, "'$1' is the array $1 the grader passed to your function");
 }
 
+CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& data, const ChildResult& run,
+                 const Limits& limits) {
+  CaseResult r;
+  std::string failure = explain_run(run, limits);
+  // The emulator's checked mode reports races, uninitialised reads and out-of-bounds accesses
+  // even where the numbers came out right.
+  const std::string checked = first_report(run.output);
+  if (failure.empty() && !run.outputs_read && checked.empty()) {
+    failure = "the program ended without writing its outputs (exit status " + std::to_string(run.exit_code) + ")";
+  }
+  if (run.outputs_read) {
+    const CaseCheck check = check_outputs(spec, data, run.outputs, reference.compute(data));
+    if (!check.passed) failure += (failure.empty() ? "" : " ") + check.message;
+    if (check.passed && !run.last_outputs.empty()) {  // the timed calls must be right too
+      const CaseCheck last = check_outputs(spec, data, run.last_outputs, reference.compute(data));
+      if (!last.passed) failure += "after the timed calls: " + last.message;
+    }
+  }
+  if (!checked.empty()) {
+    failure = "GPU Lab's checked mode (compute-sanitizer without a GPU) reported an error" +
+              std::string(failure.empty() ? " — the numbers came out right, but the kernel is wrong" : "") + ":\n" +
+              checked + failure;
+  }
+  r.report = checked.empty() ? (run.outputs_read ? "" : tail(run.output, 20)) : checked;
+  r.passed = failure.empty();
+  r.message = failure;
+  return r;
+}
+
 Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& options,
             const std::function<void(const CaseResult&)>& progress, const std::function<bool()>& cancelled) {
   const fs::path file = file_given.empty() ? spec.learner_file() : file_given;
@@ -230,27 +259,12 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
     }
     const Case& c = cases[index];
     const CaseData data = make_case_data(spec, *reference, c, mix64(options.seed ^ mix64(index + 1)));
-    CaseResult r{label_of(spec, c, data), c.catches, c.drawn, false, "", ""};
     const ChildResult run = run_case(spec, built.program, data, limits);
-    std::string failure = explain_run(run, limits);
-    // The emulator's checked mode: the program exits 1 when it reported (races, uninitialised
-    // reads, out-of-bounds accesses) — even where the numbers came out right.
-    const std::string checked = first_report(run.output);
-    if (failure.empty() && !run.outputs_read) {
-      failure = checked.empty() ? "the program ended without writing its outputs (exit status " +
-                                      std::to_string(run.exit_code) + ")"
-                                : "";
-    }
-    if (run.outputs_read) {
-      const CaseCheck check = check_outputs(spec, data, run.outputs, reference->compute(data));
-      if (!check.passed) failure += (failure.empty() ? "" : " ") + check.message;
-    }
-    if (!checked.empty()) {
-      failure = "GPU Lab's checked mode (compute-sanitizer without a GPU) reported an error" +
-                std::string(failure.empty() ? " — the numbers came out right, but the kernel is wrong" : "") + ":\n" +
-                checked + failure;
-    }
-    r.report = checked.empty() ? (run.outputs_read ? "" : tail(run.output, 20)) : checked;
+    CaseResult r = judge(spec, *reference, data, run, limits);
+    r.label = label_of(spec, c, data);
+    r.catches = c.catches;
+    r.drawn = c.drawn;
+    std::string failure = r.message;
     // On the GPU, a case whose numbers passed runs again under each compute-sanitizer tool.
     if (failure.empty()) {
       for (const auto& wrapper : wrappers) {

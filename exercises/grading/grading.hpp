@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "common/backend.hpp"
+#include "grading/references.hpp"
 #include "grading/spec.hpp"
+#include "grading/submission.hpp"
 
 namespace gpulab::grading {
 
@@ -60,6 +62,11 @@ struct Grade {
 // `cancelled` is polled between cases (the app's Cancel).
 Grade grade(const Spec& spec, const std::filesystem::path& file, const GradeOptions& options,
             const std::function<void(const CaseResult&)>& progress = {}, const std::function<bool()>& cancelled = {});
+
+// What one run of a case says: passed, or what went wrong (a crash, a hang, a CUDA error, a
+// checked-mode report, wrong outputs), with its report. Label and catches are the caller's.
+CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& data, const ChildResult& run,
+                 const Limits& limits);
 
 // The JSON report: {"passed", "backend", "seed", "exercises": [{"exercise", "title", "lesson",
 // "file", "backend", "seed", "passed", "skipped", "score", "message", "build_log", "cases": [{"size",

@@ -186,6 +186,63 @@ std::vector<Reference> make_references() {
                    return Values{{"dw", dw}, {"db", db}};
                  }});
 
+  all.push_back(
+      {"transpose", "b (cols × rows) = aᵀ (rows × cols), row-major: exact", {}, {"random"}, [](const CaseData& d) {
+         const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");
+         const auto& a = array(d, "a");
+         Expected e;
+         e.value.resize(a.size());
+         e.bound.assign(a.size(), 0.0);
+         for (std::int64_t r = 0; r < rows; ++r)
+           for (std::int64_t c = 0; c < cols; ++c) e.value[c * rows + r] = a[r * cols + c];
+         return Values{{"b", e}};
+       }});
+
+  all.push_back(
+      {"row_sums", "s[r] = Σ over the columns c of a[r][c] (2·cols·u·Σ|a|)", {}, {"random"}, [](const CaseData& d) {
+         const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");
+         const auto& a = array(d, "a");
+         return Values{{"s", sum_of_products(
+                                 rows, 1, cols, [&](std::int64_t r, std::int64_t c) { return a[r * cols + c]; },
+                                 [](std::int64_t, std::int64_t) { return 1.0; })}};
+       }});
+
+  all.push_back({"sigmoid_derivative",
+                 "dy = σ(x) · (1 − σ(x)), NaN for NaN (1e-6 relative, and one rounding of 1 − σ)",
+                 {},
+                 {"random"},
+                 [](const CaseData& d) {
+                   const auto& x = array(d, "x");
+                   return Values{{"dy", elementwise(x.size(), [&](std::size_t i, double& v, double& bound) {
+                                    const double s = sigmoid(x[i]);
+                                    v = s * (1.0 - s);
+                                    // σ's error moves σ(1 − σ) by at most its own size, and 1 − σ rounds once.
+                                    bound = 3 * kSigmoidRel * std::abs(v) + 2 * kUnit * s + kTiny;
+                                  })}};
+                 }});
+
+  all.push_back({"sgd_update", "w = w − 0.05 · g, in place (two roundings)", {}, {"random"}, [](const CaseData& d) {
+                   const auto& w = array(d, "w");
+                   const auto& g = array(d, "g");
+                   return Values{{"w", elementwise(w.size(), [&](std::size_t i, double& v, double& bound) {
+                                    v = w[i] - static_cast<double>(0.05f) * g[i];
+                                    bound = 2 * kUnit * (std::abs(w[i]) + std::abs(0.05 * g[i])) + kTiny;
+                                  })}};
+                 }});
+
+  all.push_back({"half_storage_add",
+                 "c = a + b with a, b and the sum rounded to FP16 (3 roundings of 2⁻¹¹)",
+                 {},
+                 {"random"},
+                 [](const CaseData& d) {
+                   const auto& a = array(d, "a");
+                   const auto& b = array(d, "b");
+                   constexpr double kHalfUnit = 0x1p-11;
+                   return Values{{"c", elementwise(a.size(), [&](std::size_t i, double& v, double& bound) {
+                                    v = a[i] + b[i];
+                                    bound = kHalfUnit * (std::abs(a[i]) + std::abs(b[i]) + std::abs(v)) + 1e-7;
+                                  })}};
+                 }});
   return all;
 }
 

@@ -146,11 +146,11 @@ Sizes sizes_of(const nlohmann::ordered_json& object, const std::string& where) {
   return sizes;
 }
 
-void fill_derived(const Spec& spec, Case& c) {
+}  // namespace
+
+void complete_sizes(const Spec& spec, Case& c) {
   for (const auto& [name, expression] : spec.derived) c.sizes[name] = evaluate(expression, c.sizes);
 }
-
-}  // namespace
 
 std::int64_t evaluate(const std::string& expression, const Sizes& sizes) {
   return Expression(expression, sizes).value();
@@ -192,6 +192,10 @@ Spec read_spec(const fs::path& folder) {
     s.file = j.value("file", std::string("exercise.cu"));
     s.solution = j.value("solution", std::string("solution.cu"));
     s.hints = j.value("hints", std::vector<std::string>{});
+    if (j.contains("run")) {
+      for (const auto& [name, expression] : j.at("run").items())
+        s.run.emplace_back(name, expression.get<std::string>());
+    }
     if (j.contains("derived")) {
       for (const auto& [name, expression] : j.at("derived").items())
         s.derived.emplace_back(name, expression.get<std::string>());
@@ -199,6 +203,7 @@ Spec read_spec(const fs::path& folder) {
     s.layout = j.value("layout", std::map<std::string, std::vector<std::string>>{});
     const auto arrays = j.at("arrays").get<std::map<std::string, std::string>>();
     const auto inout = j.value("inout", std::vector<std::string>{});
+    const auto host = j.value("host", std::vector<std::string>{});
 
     std::smatch m;
     if (!std::regex_match(s.entry, m, std::regex(R"(\s*void\s+([A-Za-z_][A-Za-z_0-9]*)\s*\((.*)\)\s*;?\s*)")))
@@ -214,6 +219,7 @@ Spec read_spec(const fs::path& folder) {
       const bool updated = std::find(inout.begin(), inout.end(), p.name) != inout.end();
       if (p.is_const && updated) throw std::invalid_argument(p.name + " is const, so it cannot be inout");
       p.input = p.is_const || updated;
+      p.host = std::find(host.begin(), host.end(), p.name) != host.end();
       p.output = !p.is_const;
     }
     if (std::none_of(s.params.begin(), s.params.end(), [](const Param& p) { return p.output; }))
@@ -284,7 +290,7 @@ std::vector<Case> cases_for(const Spec& spec, std::uint64_t seed) {
       c.sizes[name] = list[std::uniform_int_distribution<std::size_t>(0, list.size() - 1)(rng)];
     all.push_back(c);
   }
-  for (Case& c : all) fill_derived(spec, c);
+  for (Case& c : all) complete_sizes(spec, c);
   return all;
 }
 

@@ -20,7 +20,8 @@ struct Param {
   std::string element;  // an array's element type: "float", "int", "unsigned int"
   // Arrays: read (const), written (not const), or both ("inout" in the spec: updated in place).
   bool input = false, output = false;
-  std::string size;  // an array's length, an expression of the sizes ("rows * cols")
+  std::string size;   // an array's length, an expression of the sizes ("rows * cols")
+  bool host = false;  // pinned host memory ("host" in the spec), not device memory
 };
 
 // Integer sizes by name; an expression over them: + - * / % (integer), parentheses, numbers,
@@ -67,6 +68,9 @@ struct Spec {
   double time_limit_s = 60;    // per case
   double memory_limit_gb = 4;  // per case, host memory of its process
   std::vector<std::string> hints;
+  // The exercise as its lesson's variant `yours` (the Run view, the executables): each of its
+  // sizes from the lesson's problem ("rows": "rows"; "n" is the problem's n). Empty: no variant.
+  std::vector<std::pair<std::string, std::string>> run;
   std::string file = "exercise.cu";  // the learner's file in the folder
   std::string solution = "solution.cu";
 
@@ -85,6 +89,9 @@ std::vector<Spec> find_exercises(const std::filesystem::path& root);
 // The cases of a grading run: the fixed ones, then the random ones drawn from `seed`, each
 // with its derived sizes filled in.
 std::vector<Case> cases_for(const Spec& spec, std::uint64_t seed);
+
+// Fills in a case's derived sizes.
+void complete_sizes(const Spec& spec, Case& c);
 
 // What a case is, in the learner's terms: "n = 1031" or "rows = 3, cols = 100".
 std::string case_label(const Spec& spec, const Case& c);

@@ -57,6 +57,11 @@ struct RunOptions {
   std::uint64_t seed = 0;  // inputs are a function of (seed, size)
 };
 
+// The milliseconds of one repetition's phases: copies in, compute, copies out, and end to end.
+struct PhaseTimes {
+  double h2d_ms = 0, kernel_ms = 0, d2h_ms = 0, total_ms = 0;
+};
+
 // One variant on one backend at one size, with its buffers allocated. The harness calls
 // poison(), then upload(), compute() and download() (each timed apart), then check().
 class Run {
@@ -67,6 +72,10 @@ class Run {
   virtual void compute() = 0;  // the kernel(s) or the CPU function
   virtual void download() {}   // device -> host copy of the output
   virtual CheckResult check() const = 0;
+  // A run that times itself (the learner's exercise file, run in a process of its own): one
+  // compute() does the first call, the warm-up and the timed calls, and own_times() has them.
+  virtual bool times_itself() const { return false; }
+  virtual std::vector<PhaseTimes> own_times() const { return {}; }
   virtual int block() const { return 0; }  // threads per block it launches (0: not a GPU launch)
   // Theoretical occupancy of its kernel at that block size, where the variant reports it.
   virtual std::optional<double> occupancy() const { return std::nullopt; }
@@ -78,6 +87,7 @@ class Run {
 class Instance {
  public:
   virtual ~Instance() = default;
+  Problem problem;  // the size it was made for (the registry fills it in)
 };
 
 using RunFactory = std::function<std::unique_ptr<Run>(const Instance&, const RunOptions&)>;

@@ -1,0 +1,97 @@
+// The learner's exercise as a lesson's variant: see submission_run.hpp.
+#include "grading/submission_run.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "common/backend.hpp"
+#include "grading/check.hpp"
+#include "grading/grading.hpp"
+#include "run/cuda_build.hpp"
+
+namespace gpulab::grading {
+
+namespace {
+
+class SubmissionRun : public Run {
+ public:
+  SubmissionRun(const Spec& spec, bool gpu, const Problem& problem, const RunOptions& options)
+      : spec_(spec), gpu_(gpu), options_(options) {
+    reference_ = find_reference(spec.reference);
+    if (reference_ == nullptr) throw std::invalid_argument(spec.name + " names a reference the grader lacks");
+    Sizes lesson_sizes{{"n", problem.n}};
+    for (const auto& [name, value] : problem.dims) lesson_sizes[name] = value;
+    Case c;
+    for (const auto& [name, expression] : spec.run) c.sizes[name] = evaluate(expression, lesson_sizes);
+    complete_sizes(spec, c);
+    data_ = make_case_data(spec, *reference_, c, options.seed);
+  }
+  void poison() override {}  // the driver poisons the outputs before every call
+  void compute() override {
+    const Built built = build_submission(spec_, spec_.learner_file(), gpu_, build::default_cache("grade"));
+    if (!built.ok) {
+      throw std::runtime_error("exercises/" + spec_.name + "/" + spec_.file + " did not compile: " + built.log);
+    }
+    limits_ = {spec_.time_limit_s, spec_.memory_limit_gb};
+    result_ = run_case(spec_, built.program, data_, limits_, options_.warmup, std::max(1, options_.reps));
+  }
+  CheckResult check() const override {
+    const CaseResult judged = judge(spec_, *reference_, data_, result_, limits_);
+    CheckResult r;
+    r.passed = judged.passed;
+    r.message = judged.message;
+    for (const auto& [name, values] : result_.outputs) r.checked += values.size();
+    if (!r.passed) r.mismatches = 1;
+    return r;
+  }
+  bool times_itself() const override { return true; }
+  std::vector<PhaseTimes> own_times() const override {
+    std::vector<PhaseTimes> times;
+    for (const auto& [in, call, out] : result_.times) times.push_back({in, call, out, in + call + out});
+    return times;
+  }
+
+ private:
+  const Spec& spec_;
+  bool gpu_;
+  RunOptions options_;
+  const Reference* reference_ = nullptr;
+  CaseData data_;
+  Limits limits_;
+  ChildResult result_;
+};
+
+}  // namespace
+
+std::vector<Variant> exercise_variants(const Lesson& lesson) {
+  std::vector<Variant> variants;
+  for (const Spec* spec : exercises_of_lesson(lesson.id)) {
+    if (spec->run.empty()) continue;
+    Variant v;
+    const std::string rest = spec->name.substr(std::min<std::size_t>(3 + lesson.name.size(), spec->name.size()));
+    v.name = variants.empty() ? "yours" : "yours_" + (rest.empty() ? spec->name : rest.substr(rest[0] == '_' ? 1 : 0));
+    v.description = "Your kernel, from exercises/" + spec->name + "/" + spec->file +
+                    " as saved (built by the grader, run in a process of its own; gpulab_grade grades it)";
+    for (const bool gpu : {false, true}) {
+      if (gpu && (!kGpuBuilt || build::nvcc_path().empty())) continue;
+      v.backends.emplace_back(gpu ? Backend::gpu : Backend::emulated,
+                              [spec, gpu](const Instance& instance, const RunOptions& options) -> std::unique_ptr<Run> {
+                                return std::make_unique<SubmissionRun>(*spec, gpu, instance.problem, options);
+                              });
+    }
+    v.fixed_block = true;  // its launch is the learner's
+    v.exercise = true;
+    // The lesson's own limits (the emulator's largest sizes) hold for it too.
+    for (const Variant& other : lesson.variants) {
+      if (other.backends.size() > 1 && !other.deliberately_wrong) {
+        v.skips = other.skips;
+        break;
+      }
+    }
+    variants.push_back(std::move(v));
+  }
+  return variants;
+}
+
+}  // namespace gpulab::grading
