@@ -6,22 +6,25 @@
 namespace gpulab::grading {
 
 std::string driver_source(const Spec& spec) {
-  std::string read, allocate, upload, call_args, download, returned, save, release;
+  std::string read, allocate, poison, upload, call_args, download, returned, save, release;
   for (const Param& p : spec.params) {
     call_args += (call_args.empty() ? "" : ", ") + p.name;
     if (!p.pointer) {
       read += fmt::format("  const {0} {1} = static_cast<{0}>(read_number());\n", p.element, p.name);
       continue;
     }
-    read += fmt::format("  std::vector<{0}> {1}_host = read_array<{0}>({2});\n", p.element, p.name,
+    read += fmt::format("  HostArray<{0}> {1}_host = read_array<{0}>({2});\n", p.element, p.name,
                         p.input ? "true" : "false");
     if (p.host) {
       // Pinned host memory the learner's function copies from and to itself (streams, chunks).
       allocate += fmt::format(
           "  {0}* {1} = nullptr;\n  check(cudaMallocHost(&{1}, bytes_of({1}_host) + 1), \"cudaMallocHost {1}\");\n",
           p.element, p.name);
-      upload += p.input ? fmt::format("    std::memcpy({0}, {0}_host.data(), bytes_of({0}_host));\n", p.name)
-                        : fmt::format("    std::memset({0}, 0x7F, bytes_of({0}_host));\n", p.name);
+      if (p.input) {
+        upload += fmt::format("    std::memcpy({0}, {0}_host.data(), bytes_of({0}_host));\n", p.name);
+      } else {
+        poison += fmt::format("    std::memset({0}, 0x7F, bytes_of({0}_host));\n", p.name);
+      }
       // Read as soon as the function returns: its results must be there then (a missing
       // synchronisation leaves them unfinished on a GPU).
       if (p.output) {
@@ -40,7 +43,7 @@ std::string driver_source(const Spec& spec) {
           "in\");\n",
           p.name);
     } else {
-      upload += fmt::format("    poison({0}, bytes_of({0}_host));\n", p.name);
+      poison += fmt::format("    poison({0}, bytes_of({0}_host));\n", p.name);
     }
     if (p.output) {
       download += fmt::format(
@@ -88,22 +91,44 @@ double read_number() {{
   read_bytes(&v, sizeof v);
   return v;
 }}
+// The host side of every array in pinned memory, as the lessons' copies are: the copies' times
+// are the bus's, not the pageable staging's.
 template <typename T>
-std::vector<T> read_array(bool with_elements) {{
+struct Pinned {{
+  using value_type = T;
+  Pinned() = default;
+  template <typename U>
+  Pinned(const Pinned<U>&) {{}}
+  T* allocate(std::size_t n) {{
+    void* p = nullptr;
+    check(cudaMallocHost(&p, n * sizeof(T) + 1), "cudaMallocHost");
+    return static_cast<T*>(p);
+  }}
+  void deallocate(T* p, std::size_t) {{ cudaFreeHost(p); }}
+  template <typename U>
+  bool operator==(const Pinned<U>&) const {{ return true; }}
+  template <typename U>
+  bool operator!=(const Pinned<U>&) const {{ return false; }}
+}};
+template <typename T>
+using HostArray = std::vector<T, Pinned<T>>;
+
+template <typename T>
+HostArray<T> read_array(bool with_elements) {{
   std::int64_t n = 0;
   read_bytes(&n, sizeof n);
-  std::vector<T> v(static_cast<std::size_t>(n));
+  HostArray<T> v(static_cast<std::size_t>(n));
   if (with_elements) read_bytes(v.data(), v.size() * sizeof(T));
   return v;
 }}
 template <typename T>
-std::size_t bytes_of(const std::vector<T>& v) {{ return v.size() * sizeof(T); }}
+std::size_t bytes_of(const HostArray<T>& v) {{ return v.size() * sizeof(T); }}
 template <typename T>
-void write_array(const std::vector<T>& v) {{ std::fwrite(v.data(), sizeof(T), v.size(), out); }}
+void write_array(const HostArray<T>& v) {{ std::fwrite(v.data(), sizeof(T), v.size(), out); }}
 // Every byte 0x7F: the grader knows an element that still holds it was never written.
 void poison(void* device, std::size_t bytes) {{
-  std::vector<unsigned char> fill(bytes, 0x7F);
-  check(cudaMemcpy(device, fill.data(), bytes, cudaMemcpyHostToDevice), "poisoning the outputs");
+  check(cudaMemset(device, 0x7F, bytes), "poisoning the outputs");
+  check(cudaDeviceSynchronize(), "poisoning the outputs");
 }}
 
 }}  // namespace
@@ -127,7 +152,7 @@ int main(int argc, char** argv) {{
   for (cudaEvent_t& e : marks) check(cudaEventCreate(&e), "cudaEventCreate");
   std::vector<double> times;
   for (std::int64_t run = 0; run < 1 + (reps > 0 ? warmup + reps : 0); ++run) {{
-    check(cudaEventRecord(marks[0]), "cudaEventRecord");
+{poison}    check(cudaEventRecord(marks[0]), "cudaEventRecord");
 {upload}    check(cudaEventRecord(marks[1]), "cudaEventRecord");
     {function}({call_args});
 {returned}    check(cudaGetLastError(), "after your function returned");
@@ -156,7 +181,7 @@ int main(int argc, char** argv) {{
 )DRIVER",
       fmt::arg("folder", spec.folder.filename().string()), fmt::arg("function", spec.function),
       fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("cuda_error", kDriverCudaError),
-      fmt::arg("read", read), fmt::arg("allocate", allocate), fmt::arg("upload", upload),
+      fmt::arg("read", read), fmt::arg("allocate", allocate), fmt::arg("poison", poison), fmt::arg("upload", upload),
       fmt::arg("call_args", call_args), fmt::arg("download", download), fmt::arg("returned", returned),
       fmt::arg("save", save), fmt::arg("release", release));
 }

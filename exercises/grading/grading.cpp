@@ -252,6 +252,7 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
           {sanitizer, "--tool", tool, "--error-exitcode", std::to_string(kSanitizerFound), "--print-limit", "4"});
     }
   }
+  bool explained = false;  // the first failing case ran under memcheck (GPU)
   for (std::size_t index = 0; index < cases.size(); ++index) {
     if (cancelled && cancelled()) {
       g.message = "cancelled";
@@ -280,6 +281,19 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
                   (found.empty() ? tail(sanitized.output, 12) : found);
         r.report = sanitized.output;
         break;
+      }
+    }
+    // On the GPU, the first case that fails runs once more under memcheck: a wrong answer often
+    // comes from an access out of bounds, which the report then names with its line.
+    if (!failure.empty() && !explained && !run.timed_out && !wrappers.empty() && wrappers.front()[2] == "memcheck") {
+      explained = true;
+      Limits slower = limits;
+      slower.seconds *= 4;
+      const ChildResult sanitized = run_case(spec, built.program, data, slower, 0, 0, wrappers.front());
+      const std::string found = first_report(sanitized.output);
+      if (sanitized.exit_code == kSanitizerFound && !found.empty()) {
+        failure += "\ncompute-sanitizer --tool memcheck on this case:\n" + found;
+        r.report = sanitized.output;
       }
     }
     r.passed = failure.empty();

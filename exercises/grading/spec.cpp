@@ -196,6 +196,7 @@ Spec read_spec(const fs::path& folder) {
       for (const auto& [name, expression] : j.at("run").items())
         s.run.emplace_back(name, expression.get<std::string>());
     }
+    s.run_cost = j.value("run_cost", std::string{});
     if (j.contains("derived")) {
       for (const auto& [name, expression] : j.at("derived").items())
         s.derived.emplace_back(name, expression.get<std::string>());

@@ -71,6 +71,9 @@ struct Spec {
   // The exercise as its lesson's variant `yours` (the Run view, the executables): each of its
   // sizes from the lesson's problem ("rows": "rows"; "n" is the problem's n). Empty: no variant.
   std::vector<std::pair<std::string, std::string>> run;
+  // The float64 reference's work at a case, an expression of the sizes ("m * n * k"): the variant
+  // `yours` is not run where it would take the reference minutes. Empty: cheap at any size.
+  std::string run_cost;
   std::string file = "exercise.cu";  // the learner's file in the folder
   std::string solution = "solution.cu";
 

@@ -14,18 +14,23 @@ namespace gpulab::grading {
 
 namespace {
 
+// The exercise's case at a lesson's problem, by the spec's "run" entry.
+Case sizes_of(const Spec& spec, const Problem& problem) {
+  Sizes lesson_sizes{{"n", problem.n}};
+  for (const auto& [name, value] : problem.dims) lesson_sizes[name] = value;
+  Case c;
+  for (const auto& [name, expression] : spec.run) c.sizes[name] = evaluate(expression, lesson_sizes);
+  complete_sizes(spec, c);
+  return c;
+}
+
 class SubmissionRun : public Run {
  public:
   SubmissionRun(const Spec& spec, bool gpu, const Problem& problem, const RunOptions& options)
       : spec_(spec), gpu_(gpu), options_(options) {
     reference_ = find_reference(spec.reference);
     if (reference_ == nullptr) throw std::invalid_argument(spec.name + " names a reference the grader lacks");
-    Sizes lesson_sizes{{"n", problem.n}};
-    for (const auto& [name, value] : problem.dims) lesson_sizes[name] = value;
-    Case c;
-    for (const auto& [name, expression] : spec.run) c.sizes[name] = evaluate(expression, lesson_sizes);
-    complete_sizes(spec, c);
-    data_ = make_case_data(spec, *reference_, c, options.seed);
+    data_ = make_case_data(spec, *reference_, sizes_of(spec, problem), options.seed);
   }
   void poison() override {}  // the driver poisons the outputs before every call
   void compute() override {
@@ -88,6 +93,15 @@ std::vector<Variant> exercise_variants(const Lesson& lesson) {
         v.skips = other.skips;
         break;
       }
+    }
+    if (!spec->run_cost.empty()) {
+      v.skips.push_back([spec](const Problem& problem, Backend) -> std::optional<std::string> {
+        constexpr double kMostWork = 2e9;  // about a second of the float64 reference
+        if (static_cast<double>(evaluate(spec->run_cost, sizes_of(*spec, problem).sizes)) <= kMostWork)
+          return std::nullopt;
+        return "the grader checks every element against float64, which past " + fmt::format("{:.0e}", kMostWork) +
+               " multiply-adds would take minutes: gpulab_grade grades it, or choose a smaller size";
+      });
     }
     variants.push_back(std::move(v));
   }
