@@ -4,6 +4,7 @@
 // with reasons; gpulab_grade refuses bad command lines. All on the emulator, so CI proves it.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,18 @@ std::vector<std::string> marked(const std::string& text, const std::string& key)
   return found;
 }
 
+// The instructors' repository has every exercise's solution.cu; a student copy has none, and its
+// learners' files may be half written: the tests that need the solutions say so and stop.
+bool have_solutions() {
+  const auto& all = grading::all_exercises();
+  return std::all_of(all.begin(), all.end(), [](const grading::Spec& e) { return fs::exists(e.solution_file()); });
+}
+#define REQUIRE_SOLUTIONS()                                                            \
+  if (!have_solutions()) {                                                             \
+    WARN("a student copy (no exercises/*/solution.cu): not graded against solutions"); \
+    return;                                                                            \
+  }
+
 fs::path fresh_folder(const std::string& name) {
   const fs::path p = fs::temp_directory_path() / (name + "-" + std::to_string(test::test_seed()));
   fs::remove_all(p);
@@ -61,13 +74,14 @@ TEST_CASE("every exercise is found, its spec read, its files present", "[grading
   for (const auto& e : all) {
     CAPTURE(e.name);
     CHECK(fs::exists(e.learner_file()));
-    CHECK(fs::exists(e.solution_file()));
+    if (have_solutions()) CHECK(fs::exists(e.solution_file()));
     CHECK(e.name.substr(0, 2) == e.lesson);
     CHECK(grading::cases_for(e, 1).size() >= 6);
   }
 }
 
 TEST_CASE("every stub fails its grader and every solution passes it", "[grading]") {
+  REQUIRE_SOLUTIONS();
   const std::uint64_t seed = test::test_seed();
   for (const auto& e : grading::all_exercises()) {
     CAPTURE(e.name, seed);
@@ -112,6 +126,7 @@ TEST_CASE("each buggy submission fails, with the message its file expects", "[gr
 }
 
 TEST_CASE("a class of three is graded into a gradebook: a solution, a stub, a wild write", "[grading][cli]") {
+  REQUIRE_SOLUTIONS();
   const fs::path class_dir = fresh_folder("gpulab-class");
   const grading::Spec& conv = *grading::find_exercise("06_conv");
   const std::pair<const char*, fs::path> students[] = {
@@ -226,6 +241,7 @@ TEST_CASE("gpulab_grade lists the exercises and refuses a bad command line", "[g
 }
 
 TEST_CASE("gpulab_grade grades the solutions and a file of one's own", "[grading][cli]") {
+  REQUIRE_SOLUTIONS();
   const std::string grade = test::executable("gpulab_grade") + " --backend emulated --exercise 04_sigmoid";
   const auto solution = test::run_command(grade + " --solutions");
   CHECK(solution.exit_code == 0);

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> wanted{"all"};
   std::string backend_name = "auto", report, file, submissions, gradebook, exercises;
   std::uint64_t seed = 0;
-  bool list = false, solutions = false, gradescope = false, no_sanitizers = false;
+  bool list = false, solutions = false, gradescope = false, no_sanitizers = false, performance = false;
   double time_limit = 0;
   cli.add_option(
          "--exercise,--lesson", wanted,
@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   cli.add_flag("--gradescope", gradescope,
                "with --submissions: each student's results.json in their folder, in the format course "
                "autograders read (score, tests with name, score, max_score, output)");
+  cli.add_flag("--performance", performance,
+               "on the GPU, also time each exercise's performance case and score it by its bands");
   cli.add_flag("--no-sanitizers", no_sanitizers, "on the GPU, do not run passing cases again under compute-sanitizer");
   cli.add_option("--time-limit", time_limit, "seconds per case (default: the exercise's own, usually 60)");
   cli.add_option("--exercises", exercises, "the exercises folder (default: this GPU Lab's exercises/)");
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
     options.backend = Backend::gpu;
   options.seed = seed == 0 ? fresh_seed() : seed;
   options.time_limit_s = time_limit;
+  options.performance = performance;
   if (options.backend == Backend::gpu && !no_sanitizers) options.sanitizers = {"memcheck", "racecheck"};
 
   if (!submissions.empty()) {

@@ -45,7 +45,7 @@ std::string gradescope_json(const std::vector<Grade>& grades) {
       continue;
     }
     for (const CaseResult& c : g.cases) {
-      const double score = c.passed ? 1 : 0;
+      const double score = c.score >= 0 ? c.score : c.passed ? 1 : 0;
       total += score;
       std::string output = c.passed ? "passed" : c.message;
       if (!c.passed && !c.report.empty() && output.find(c.report) == std::string::npos) output += "\n\n" + c.report;

@@ -13,6 +13,8 @@
 
 #include "common/device_info.hpp"
 #include "common/mix.hpp"
+#include "common/peaks.hpp"
+#include "common/random.hpp"
 #include "grading/check.hpp"
 #include "grading/driver.hpp"
 #include "grading/references.hpp"
@@ -144,8 +146,9 @@ std::vector<const Spec*> exercises_of_lesson(std::string_view lesson) {
 
 double Grade::score() const {
   if (cases.empty()) return 0;
-  const auto passed_cases = std::count_if(cases.begin(), cases.end(), [](const CaseResult& c) { return c.passed; });
-  return static_cast<double>(passed_cases) / static_cast<double>(cases.size());
+  double points = 0;
+  for (const CaseResult& c : cases) points += c.score >= 0 ? c.score : c.passed ? 1 : 0;
+  return points / static_cast<double>(cases.size());
 }
 
 std::string first_report(const std::string& output, std::size_t lines) {
@@ -203,6 +206,58 @@ CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& d
   r.report = checked.empty() ? (run.outputs_read ? "" : tail(run.output, 20)) : checked;
   r.passed = failure.empty();
   r.message = failure;
+  return r;
+}
+
+// The performance case: timed on fresh inputs (a cached or precomputed answer fails its check),
+// its median call against the device's measured peak, scored by the exercise's bands.
+// Nothing without a GPU: the performance case is not the emulator's to judge.
+std::optional<CaseResult> time_performance(const Spec& spec, const Reference& reference, const Built& built,
+                                           const GradeOptions& options, const Grade& so_far) {
+  const Performance& perf = *spec.performance;
+  CaseResult r;
+  r.label = "performance: " + case_label(spec, perf.at);
+  r.catches = "a kernel far from the GPU's limits";
+  r.score = 0;
+  const bool checks_passed =
+      std::all_of(so_far.cases.begin(), so_far.cases.end(), [](const CaseResult& c) { return c.passed; });
+  const std::optional<Peaks> peaks = options.backend == Backend::gpu ? measured_peaks() : std::nullopt;
+  if (!peaks) return std::nullopt;
+  if (!checks_passed) {
+    r.message = "not timed: the checks come first";
+    return r;
+  }
+  const CaseData data = make_case_data(spec, reference, perf.at, mix64(fresh_seed()));
+  Limits limits{std::max(spec.time_limit_s, 120.0), spec.memory_limit_gb};
+  const ChildResult run = run_case(spec, built.program, data, limits, 3, 20);
+  CaseResult judged = judge(spec, reference, data, run, limits);
+  if (!judged.passed || run.times.empty()) {
+    r.message = "the timed calls were wrong: " + judged.message;
+    r.report = judged.report;
+    return r;
+  }
+  std::vector<double> calls;
+  for (const auto& t : run.times) calls.push_back(t[1]);
+  std::sort(calls.begin(), calls.end());
+  const double ms = calls[calls.size() / 2];
+  const bool memory = !perf.bytes.empty();
+  const double work = static_cast<double>(evaluate(memory ? perf.bytes : perf.flops, perf.at.sizes));
+  const double rate = work / (ms * 1e6);  // GB/s or GFLOP/s
+  const double peak = memory ? peaks->copy_gbps : peaks->fp32_gflops;
+  const double fraction = rate / peak;
+  for (const auto& [at_least, score] : perf.bands) {
+    if (fraction >= at_least) {
+      r.score = score;
+      break;
+    }
+  }
+  r.passed = r.score >= perf.bands.front().second;
+  r.message = fmt::format(
+      "median {:.3g} ms over 20 calls: {:.4g} {} = {:.1f} % of the measured {} ({:.4g}); score {:g}", ms, rate,
+      memory ? "GB/s" : "GFLOP/s", 100 * fraction, memory ? "copy bandwidth" : "FP32 peak", peak, r.score);
+  if (!r.passed) {
+    r.message += fmt::format(" (full marks from {:.0f} %)", 100 * perf.bands.front().first);
+  }
   return r;
 }
 
@@ -307,6 +362,9 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
     }
     g.cases.push_back(r);
     if (progress) progress(r);
+  }
+  if (options.performance && spec.performance) {
+    if (auto timed = time_performance(spec, *reference, built, options, g)) g.cases.push_back(std::move(*timed));
   }
   const auto failed = std::find_if(g.cases.begin(), g.cases.end(), [](const CaseResult& r) { return !r.passed; });
   g.passed = failed == g.cases.end() && !g.cases.empty();

@@ -35,6 +35,8 @@ struct GradeOptions {
   // ("memcheck", "racecheck"); the emulator's checked mode is always on.
   std::vector<std::string> sanitizers;
   double time_limit_s = 0;  // per case; 0: the exercise's own
+  // Also time the exercise's performance case where its spec has one (the GPU only).
+  bool performance = false;
 };
 
 struct CaseResult {
@@ -44,6 +46,7 @@ struct CaseResult {
   bool passed = false;
   std::string message;  // what went wrong, in the learner's terms
   std::string report;   // the checked mode's or compute-sanitizer's report, the program's output
+  double score = -1;    // a part of a point (the performance case's band); -1: 1 if passed, else 0
 };
 
 struct Grade {

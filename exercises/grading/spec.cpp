@@ -197,6 +197,19 @@ Spec read_spec(const fs::path& folder) {
         s.run.emplace_back(name, expression.get<std::string>());
     }
     s.run_cost = j.value("run_cost", std::string{});
+    if (j.contains("performance")) {
+      const auto& perf = j.at("performance");
+      Performance p;
+      p.at.sizes = sizes_of(perf.at("sizes"), where);
+      p.at.catches = "performance";
+      p.at.inputs = "random";
+      p.bytes = perf.value("bytes", std::string{});
+      p.flops = perf.value("flops", std::string{});
+      p.bands = perf.at("bands").get<std::vector<std::pair<double, double>>>();
+      if (p.bytes.empty() == p.flops.empty()) throw std::invalid_argument("performance needs bytes or flops (one)");
+      if (p.bands.empty()) throw std::invalid_argument("performance needs bands: [[fraction of the peak, score], ...]");
+      s.performance = p;
+    }
     if (j.contains("derived")) {
       for (const auto& [name, expression] : j.at("derived").items())
         s.derived.emplace_back(name, expression.get<std::string>());
@@ -247,6 +260,7 @@ Spec read_spec(const fs::path& folder) {
         }
       }
     }
+    if (s.performance) complete_sizes(s, s.performance->at);
     // Every case gives every size the entry point takes, and every array length can be computed.
     for (Case c : cases_for(s, 1)) {
       for (const Param& p : s.params) {

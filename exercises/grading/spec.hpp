@@ -44,6 +44,16 @@ struct RandomCases {
   std::map<std::string, std::vector<std::int64_t>> choices;
 };
 
+// Optional performance grading on the GPU: one case timed (after the checks passed), its rate
+// against the device's measured peak, scored by the instructor's bands.
+struct Performance {
+  Case at;            // the sizes it is timed at
+  std::string bytes;  // the least bytes it must move (an expression): rated against the copy bandwidth
+  std::string flops;  // or its arithmetic: rated against the FP32 peak
+  // {fraction of the peak, score}, best first: [[0.6, 1], [0.3, 0.5]] gives full marks from 60 %.
+  std::vector<std::pair<double, double>> bands;
+};
+
 struct Spec {
   std::filesystem::path folder;  // exercises/01_vector_add
   std::string name;              // the folder's name: "01_vector_add"
@@ -74,6 +84,7 @@ struct Spec {
   // The float64 reference's work at a case, an expression of the sizes ("m * n * k"): the variant
   // `yours` is not run where it would take the reference minutes. Empty: cheap at any size.
   std::string run_cost;
+  std::optional<Performance> performance;
   std::string file = "exercise.cu";  // the learner's file in the folder
   std::string solution = "solution.cu";
 
