@@ -155,6 +155,11 @@ int main(int argc, char** argv) {{
 {poison}    check(cudaEventRecord(marks[0]), "cudaEventRecord");
 {upload}    check(cudaEventRecord(marks[1]), "cudaEventRecord");
     {function}({call_args});
+#ifdef GPULAB_EMULATED
+    // The emulator did every queued copy at once; a GPU may not have, if nothing waited for them.
+    if (const std::size_t n = gpulab::emulated::rt::unfinished_copies_to_host(); run == 0 && n > 0)
+      std::fprintf(stderr, "{unfinished} %zu\n", n);
+#endif
 {returned}    check(cudaGetLastError(), "after your function returned");
     check(cudaEventRecord(marks[2]), "cudaEventRecord");
     check(cudaDeviceSynchronize(), "when the device finished your work (cudaDeviceSynchronize)");
@@ -180,10 +185,11 @@ int main(int argc, char** argv) {{
 }}
 )DRIVER",
       fmt::arg("folder", spec.folder.filename().string()), fmt::arg("function", spec.function),
-      fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("cuda_error", kDriverCudaError),
-      fmt::arg("read", read), fmt::arg("allocate", allocate), fmt::arg("poison", poison), fmt::arg("upload", upload),
-      fmt::arg("call_args", call_args), fmt::arg("download", download), fmt::arg("returned", returned),
-      fmt::arg("save", save), fmt::arg("release", release));
+      fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("unfinished", kUnfinishedTag),
+      fmt::arg("cuda_error", kDriverCudaError), fmt::arg("read", read), fmt::arg("allocate", allocate),
+      fmt::arg("poison", poison), fmt::arg("upload", upload), fmt::arg("call_args", call_args),
+      fmt::arg("download", download), fmt::arg("returned", returned), fmt::arg("save", save),
+      fmt::arg("release", release));
 }
 
 }  // namespace gpulab::grading

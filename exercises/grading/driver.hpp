@@ -19,6 +19,8 @@
 namespace gpulab::grading {
 
 inline constexpr const char* kCudaErrorTag = "GPULAB-CUDA-ERROR";
+// On the emulator: the learner's function returned with copies to host memory still queued.
+inline constexpr const char* kUnfinishedTag = "GPULAB-UNFINISHED";
 inline constexpr int kDriverCudaError = 3;
 
 // The driver's source, for the spec's entry point. Compiled by nvcc for the GPU, or by the host

@@ -187,6 +187,14 @@ CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& d
   // The emulator's checked mode reports races, uninitialised reads and out-of-bounds accesses
   // even where the numbers came out right.
   const std::string checked = first_report(run.output);
+  if (const std::string line = line_with(run.output, kUnfinishedTag); !line.empty()) {
+    const std::string count = line.substr(std::strlen(kUnfinishedTag) + 1);
+    failure = "your function returned while " + count + " cudaMemcpyAsync cop" + (count == "1" ? "y" : "ies") +
+              " to host memory " + (count == "1" ? "was" : "were") +
+              " still queued, with no cudaStreamSynchronize, cudaEventSynchronize or cudaDeviceSynchronize "
+              "after them: the emulator did them at once, but on a GPU the results would not be there yet "
+              "when the caller reads them.";
+  }
   if (failure.empty() && !run.outputs_read && checked.empty()) {
     failure = "the program ended without writing its outputs (exit status " + std::to_string(run.exit_code) + ")";
   }

@@ -26,6 +26,7 @@ struct CUevent_st {
   bool recorded = false;
   bool timing = true;
   std::chrono::steady_clock::time_point when;
+  CUstream_st* stream = nullptr;  // where it was last recorded
 };
 }  // namespace gpulab::emulated::types
 
@@ -38,6 +39,34 @@ struct ErrorState {
   std::string detail;
 };
 thread_local ErrorState last;
+
+// Copies to host memory queued with cudaMemcpyAsync and not yet waited for, per stream. The
+// emulator does each at once, but on a GPU the host may read the memory before they happen:
+// unfinished_copies_to_host() lets a grader say so where the emulator's order would hide it.
+std::mutex& queued_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<const void*, std::size_t>& queued() {
+  static std::map<const void*, std::size_t> q;
+  return q;
+}
+void queued_to_host(const void* stream) {
+  std::lock_guard lock(queued_mutex());
+  ++queued()[stream];
+}
+void waited_for(const void* stream) {
+  std::lock_guard lock(queued_mutex());
+  if (stream == nullptr || stream == cudaStreamLegacy) {
+    queued().clear();  // the legacy default stream waits for the blocking streams' earlier work
+  } else {
+    queued().erase(stream);
+  }
+}
+void waited_for_all() {
+  std::lock_guard lock(queued_mutex());
+  queued().clear();
+}
 
 struct Names {
   cudaError_t code;
@@ -322,7 +351,10 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device_i
   }
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSynchronize() { return pending_fault(); }
+cudaError_t cudaDeviceSynchronize() {
+  waited_for_all();
+  return pending_fault();
+}
 cudaError_t cudaDeviceReset() {
   last = {};
   return cudaSuccess;
@@ -364,6 +396,7 @@ cudaError_t malloc_named(void** ptr, std::size_t bytes, const char* name, const 
   }
 }
 cudaError_t cudaFree(void* ptr) {
+  waited_for_all();  // cudaFree waits for the device, as on a GPU
   if (ptr == nullptr) return cudaSuccess;
   if (!is_buffer_start(ptr)) {
     return fail(cudaErrorInvalidValue,
@@ -401,10 +434,12 @@ cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t) {
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return cudaFree(ptr); }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  waited_for_all();  // on the legacy default stream: after the blocking streams' work
   if (const cudaError_t fault = pending_fault(); fault != cudaSuccess) return fault;  // it synchronises
   return copy(dst, src, bytes, kind, "cudaMemcpy");
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+  if (kind == cudaMemcpyDeviceToHost && bytes > 0) queued_to_host(stream);
   return copy(dst, src, bytes, kind, "cudaMemcpyAsync");
 }
 cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
@@ -418,7 +453,8 @@ cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::si
   return cudaSuccess;
 }
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
-                              std::size_t height, cudaMemcpyKind kind, cudaStream_t) {
+                              std::size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  if (kind == cudaMemcpyDeviceToHost && width * height > 0) queued_to_host(stream);
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) {
@@ -466,8 +502,14 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   delete stream;
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return pending_fault(); }
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  waited_for(stream);
+  return pending_fault();
+}
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  waited_for(stream);  // it answers "done": the host may rely on it
+  return cudaSuccess;
+}
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   *least = *greatest = 0;
@@ -483,14 +525,16 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   (*event)->timing = (flags & cudaEventDisableTiming) == 0;
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (event == nullptr) return fail(cudaErrorInvalidResourceHandle, "cudaEventRecord: a null event");
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
+  event->stream = stream;
   return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (event == nullptr) return fail(cudaErrorInvalidResourceHandle, "cudaEventSynchronize: a null event");
+  waited_for(event->stream);
   return pending_fault();
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) {
@@ -536,6 +580,13 @@ cudaError_t cudaLaunchKernel(const void*, dim3, dim3, void**, std::size_t, cudaS
   return fail(cudaErrorInvalidDeviceFunction,
               "cudaLaunchKernel: pass the kernel itself, not (void*)kernel — the emulator needs its parameter "
               "types to unpack the arguments");
+}
+
+std::size_t unfinished_copies_to_host() {
+  std::lock_guard lock(queued_mutex());
+  std::size_t total = 0;
+  for (const auto& [stream, count] : queued()) total += count;
+  return total;
 }
 
 }  // namespace rt
