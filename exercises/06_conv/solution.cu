@@ -38,7 +38,8 @@ __global__ void conv_tiled(const float* x, const float* w, float* y, int C, int 
     }
     __syncthreads();
     for (int r = 0; r < R; ++r) {
-      for (int s = 0; s < S; ++s) sum += tile[(ty * stride + r) * tile_w + tx * stride + s] * w[((k * C + c) * R + r) * S + s];
+      for (int s = 0; s < S; ++s)
+        sum += tile[(ty * stride + r) * tile_w + tx * stride + s] * w[((k * C + c) * R + r) * S + s];
     }
     // FIX 2: everyone has read this channel's tile before anyone loads the next one over it.
     __syncthreads();

@@ -1,7 +1,7 @@
 // Exercise 06b — direct convolution. (Solution)
 
-__global__ void conv_direct(const float* x, const float* w, float* y, int N, int C, int H, int W, int K, int R,
-                            int S, int pad, int stride, int P, int Q) {
+__global__ void conv_direct(const float* x, const float* w, float* y, int N, int C, int H, int W, int K, int R, int S,
+                            int pad, int stride, int P, int Q) {
   // SOLUTION: q fastest, so a warp's threads read neighbouring input columns.
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= static_cast<long>(N) * K * P * Q) return;

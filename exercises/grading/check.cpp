@@ -8,25 +8,27 @@
 #include <cstring>
 #include <set>
 
+#include "common/verify.hpp"
+
 namespace gpulab::grading {
 
 namespace {
 
-// The value an element of type `element` holds when every byte is still the driver's 0x7F.
+// The value an element of type `element` holds when every byte is still the driver's poison.
+template <typename T>
+double poisoned() {
+  T t;
+  std::memset(&t, kPoisonByte, sizeof t);
+  return static_cast<double>(t);
+}
 double poison_of(const std::string& element) {
-  if (element == "float") {
-    float f;
-    std::memset(&f, 0x7F, sizeof f);
-    return f;
-  }
-  if (element == "double") {
-    double d;
-    std::memset(&d, 0x7F, sizeof d);
-    return d;
-  }
-  if (element == "unsigned char") return 0x7F;
-  if (element == "int" || element == "unsigned int") return 0x7F7F7F7F;
-  return static_cast<double>(0x7F7F7F7F7F7F7F7FLL);
+  if (element == "float") return poisoned<float>();
+  if (element == "double") return poisoned<double>();
+  if (element == "unsigned char") return poisoned<unsigned char>();
+  if (element == "int") return poisoned<int>();
+  if (element == "unsigned int") return poisoned<unsigned int>();
+  if (element == "long") return poisoned<long>();
+  return poisoned<std::size_t>();
 }
 
 std::string ordinal(std::int64_t k) {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "common/verify.hpp"
+
 namespace gpulab::grading {
 
 std::string driver_source(const Spec& spec) {
@@ -23,7 +25,7 @@ std::string driver_source(const Spec& spec) {
       if (p.input) {
         upload += fmt::format("    std::memcpy({0}, {0}_host.data(), bytes_of({0}_host));\n", p.name);
       } else {
-        poison += fmt::format("    std::memset({0}, 0x7F, bytes_of({0}_host));\n", p.name);
+        poison += fmt::format("    std::memset({0}, {1}, bytes_of({0}_host));\n", p.name, kPoisonByte);
       }
       // Read as soon as the function returns: its results must be there then (a missing
       // synchronisation leaves them unfinished on a GPU).
@@ -125,9 +127,9 @@ template <typename T>
 std::size_t bytes_of(const HostArray<T>& v) {{ return v.size() * sizeof(T); }}
 template <typename T>
 void write_array(const HostArray<T>& v) {{ std::fwrite(v.data(), sizeof(T), v.size(), out); }}
-// Every byte 0x7F: the grader knows an element that still holds it was never written.
+// Every byte {poison_byte}: the grader knows an element that still holds it was never written.
 void poison(void* device, std::size_t bytes) {{
-  check(cudaMemset(device, 0x7F, bytes), "poisoning the outputs");
+  check(cudaMemset(device, {poison_byte}, bytes), "poisoning the outputs");
   check(cudaDeviceSynchronize(), "poisoning the outputs");
 }}
 
@@ -185,11 +187,11 @@ int main(int argc, char** argv) {{
 }}
 )DRIVER",
       fmt::arg("folder", spec.folder.filename().string()), fmt::arg("function", spec.function),
-      fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("unfinished", kUnfinishedTag),
-      fmt::arg("cuda_error", kDriverCudaError), fmt::arg("read", read), fmt::arg("allocate", allocate),
-      fmt::arg("poison", poison), fmt::arg("upload", upload), fmt::arg("call_args", call_args),
-      fmt::arg("download", download), fmt::arg("returned", returned), fmt::arg("save", save),
-      fmt::arg("release", release));
+      fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("poison_byte", kPoisonByte),
+      fmt::arg("unfinished", kUnfinishedTag), fmt::arg("cuda_error", kDriverCudaError), fmt::arg("read", read),
+      fmt::arg("allocate", allocate), fmt::arg("poison", poison), fmt::arg("upload", upload),
+      fmt::arg("call_args", call_args), fmt::arg("download", download), fmt::arg("returned", returned),
+      fmt::arg("save", save), fmt::arg("release", release));
 }
 
 }  // namespace gpulab::grading

@@ -14,7 +14,6 @@
 #include "common/device_info.hpp"
 #include "common/mix.hpp"
 #include "common/peaks.hpp"
-#include "common/random.hpp"
 #include "grading/check.hpp"
 #include "grading/driver.hpp"
 #include "grading/references.hpp"
@@ -71,16 +70,15 @@ std::string tail(const std::string& text, std::size_t lines) {
   return text.substr(at + 1);
 }
 
+// compute-sanitizer from the toolkit GPU Lab was built with, else from the PATH; empty: none.
 std::string sanitizer_path() {
-  for (const char* candidate : {"/usr/local/cuda/bin/compute-sanitizer"}) {
-    if (fs::exists(candidate)) return candidate;
-  }
+  const std::string nvcc = build::nvcc_path();
+  const fs::path beside = fs::path(nvcc).parent_path() / "compute-sanitizer";
+  if (!nvcc.empty() && fs::exists(beside)) return beside.string();
   std::string found;
-  if (build::run_logged("command -v compute-sanitizer", found) == 0) {
-    while (!found.empty() && (found.back() == '\n' || found.back() == ' ')) found.pop_back();
-    return found;
-  }
-  return "";
+  if (build::run_logged("command -v compute-sanitizer", found) != 0) return "";
+  while (!found.empty() && (found.back() == '\n' || found.back() == ' ')) found.pop_back();
+  return found;
 }
 
 // Why a finished program's case failed, from its exit and output; empty when it ran cleanly.
@@ -106,12 +104,6 @@ std::string explain_run(const ChildResult& run, const Limits& limits) {
     return "a CUDA error " + what + (hint.empty() ? "" : " — " + hint);
   }
   return "";
-}
-
-std::string label_of(const Spec& spec, const Case& c, const CaseData& data) {
-  std::string label = case_label(spec, c);
-  (void)data;
-  return label;
 }
 
 }  // namespace
@@ -235,7 +227,8 @@ std::optional<CaseResult> time_performance(const Spec& spec, const Reference& re
     r.message = "not timed: the checks come first";
     return r;
   }
-  const CaseData data = make_case_data(spec, reference, perf.at, mix64(fresh_seed()));
+  // Inputs of its own, drawn from the run's seed (replayed by --seed, unknown to a student).
+  const CaseData data = make_case_data(spec, reference, perf.at, mix64(options.seed ^ 0x7065726601ull));
   Limits limits{std::max(spec.time_limit_s, 120.0), spec.memory_limit_gb};
   const ChildResult run = run_case(spec, built.program, data, limits, 3, 20);
   CaseResult judged = judge(spec, reference, data, run, limits);
@@ -325,7 +318,7 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
     const CaseData data = make_case_data(spec, *reference, c, mix64(options.seed ^ mix64(index + 1)));
     const ChildResult run = run_case(spec, built.program, data, limits);
     CaseResult r = judge(spec, *reference, data, run, limits);
-    r.label = label_of(spec, c, data);
+    r.label = case_label(spec, c);
     r.catches = c.catches;
     r.drawn = c.drawn;
     std::string failure = r.message;

@@ -3,10 +3,12 @@
 // 05's and 06's checks); σ from expf within 1e-6 relative (lesson 04's).
 #include "grading/references.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "06_conv/conv_check.hpp"
+#include "common/random.hpp"
 #include "sigmoid/sigmoid.hpp"
 
 namespace gpulab::grading {
@@ -27,11 +29,11 @@ double sigmoid(double x) {
   return 1.0 / (1.0 + std::exp(-x));
 }
 
-// Uniform values rounded to float, as the kernel will see them.
-void uniform(std::vector<double>& v, std::size_t count, double lo, double hi, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> d(lo, hi);
-  v.resize(count);
-  for (double& x : v) x = static_cast<float>(d(rng));
+// Floats uniform in [lo, hi], drawn as every input of GPU Lab is (common/random.hpp).
+std::vector<double> uniform(std::size_t count, std::uint64_t seed, std::uint64_t stream, float lo, float hi) {
+  std::vector<float> values(count);
+  fill_uniform(values, seed, stream, lo, hi);
+  return {values.begin(), values.end()};
 }
 
 Expected elementwise(std::size_t n, const std::function<void(std::size_t, double&, double&)>& f) {
@@ -69,7 +71,8 @@ Expected sum_of_products(std::int64_t rows, std::int64_t cols, std::int64_t term
 std::vector<Reference> make_references() {
   std::vector<Reference> all;
 
-  all.push_back({"vector_add", "c = a + b, element by element (one rounding)", {}, {"random"}, [](const CaseData& d) {
+  // c = a + b, element by element (one rounding)
+  all.push_back({"vector_add", {}, [](const CaseData& d) {
                    const auto& a = array(d, "a");
                    const auto& b = array(d, "b");
                    return Values{{"c", elementwise(a.size(), [&](std::size_t i, double& v, double& bound) {
@@ -78,32 +81,31 @@ std::vector<Reference> make_references() {
                                   })}};
                  }});
 
-  all.push_back(
-      {"affine", "y = 2x + 1, element by element (two roundings, or one fused)", {}, {"random"}, [](const CaseData& d) {
-         const auto& x = array(d, "x");
-         return Values{{"y", elementwise(x.size(), [&](std::size_t i, double& v, double& bound) {
-                          v = 2.0 * x[i] + 1.0;
-                          bound = 2.0 * kUnit * (2.0 * std::abs(x[i]) + 1.0);
-                        })}};
-       }});
+  // y = 2x + 1, element by element (two roundings, or one fused)
+  all.push_back({"affine", {}, [](const CaseData& d) {
+                   const auto& x = array(d, "x");
+                   return Values{{"y", elementwise(x.size(), [&](std::size_t i, double& v, double& bound) {
+                                    v = 2.0 * x[i] + 1.0;
+                                    bound = 2.0 * kUnit * (2.0 * std::abs(x[i]) + 1.0);
+                                  })}};
+                 }});
 
-  all.push_back(
-      {"matrix_add", "C = A + B, rows × cols, row-major (one rounding)", {}, {"random"}, [](const CaseData& d) {
-         const auto& a = array(d, "a");
-         const auto& b = array(d, "b");
-         return Values{{"c", elementwise(a.size(), [&](std::size_t i, double& v, double& bound) {
-                          v = a[i] + b[i];
-                          bound = kUnit * std::abs(v);
-                        })}};
-       }});
+  // C = A + B, rows × cols, row-major (one rounding)
+  all.push_back({"matrix_add", {}, [](const CaseData& d) {
+                   const auto& a = array(d, "a");
+                   const auto& b = array(d, "b");
+                   return Values{{"c", elementwise(a.size(), [&](std::size_t i, double& v, double& bound) {
+                                    v = a[i] + b[i];
+                                    bound = kUnit * std::abs(v);
+                                  })}};
+                 }});
 
+  // y = σ(x) = 1 / (1 + e⁻ˣ), NaN for NaN (1e-6 relative: expf's error); inputs "random" or "edge".
   Reference sigmoid_ref;
   sigmoid_ref.name = "sigmoid";
-  sigmoid_ref.what = "y = σ(x) = 1 / (1 + e⁻ˣ), NaN for NaN (1e-6 relative: expf's error)";
-  sigmoid_ref.input_sets = {"random", "edge"};
-  sigmoid_ref.inputs = [](const Spec&, const Case& c, std::mt19937_64& rng, CaseData& d) {
+  sigmoid_ref.inputs = [](const Case& c, std::uint64_t seed, CaseData& d) {
     auto& x = d.arrays["x"];
-    uniform(x, static_cast<std::size_t>(c.sizes.at("n")), -20.0, 20.0, rng);  // σ from 2e-9 to 1 − 2e-9
+    x = uniform(static_cast<std::size_t>(c.sizes.at("n")), seed, 0, -20.0f, 20.0f);  // σ from 2e-9 to 1 − 2e-9
     if (c.inputs != "edge") return;
     // The edges spread over the array (over blocks and warps), then NaN last.
     const std::vector<float> edges = sigmoid::edge_values();
@@ -120,21 +122,18 @@ std::vector<Reference> make_references() {
   };
   all.push_back(sigmoid_ref);
 
-  all.push_back(
-      {"matmul", "C (m × n) = A (m × k) · B (k × n), row-major (2·k·u·Σ|a·b|)", {}, {"random"}, [](const CaseData& d) {
-         const std::int64_t m = size(d, "m"), n = size(d, "n"), k = size(d, "k");
-         const auto& a = array(d, "a");
-         const auto& b = array(d, "b");
-         return Values{{"c", sum_of_products(
-                                 m, n, k, [&](std::int64_t r, std::int64_t t) { return a[r * k + t]; },
-                                 [&](std::int64_t t, std::int64_t c) { return b[t * n + c]; })}};
-       }});
+  // C (m × n) = A (m × k) · B (k × n), row-major (2·k·u·Σ|a·b|)
+  all.push_back({"matmul", {}, [](const CaseData& d) {
+                   const std::int64_t m = size(d, "m"), n = size(d, "n"), k = size(d, "k");
+                   const auto& a = array(d, "a");
+                   const auto& b = array(d, "b");
+                   return Values{{"c", sum_of_products(
+                                           m, n, k, [&](std::int64_t r, std::int64_t t) { return a[r * k + t]; },
+                                           [&](std::int64_t t, std::int64_t c) { return b[t * n + c]; })}};
+                 }});
 
-  all.push_back({"conv",
-                 "y = x ⋆ w, NCHW, zero padding, a stride (lesson 06's float64 reference)",
-                 {},
-                 {"random"},
-                 [](const CaseData& d) {
+  // y = x ⋆ w, NCHW, zero padding, a stride (lesson 06's float64 reference)
+  all.push_back({"conv", {}, [](const CaseData& d) {
                    conv::Shape shape;
                    shape.n = static_cast<int>(size(d, "N"));
                    shape.c = static_cast<int>(size(d, "C"));
@@ -156,24 +155,21 @@ std::vector<Reference> make_references() {
                    return Values{{"y", e}};
                  }});
 
-  all.push_back(
-      {"bias_sigmoid", "z = σ(z + bias[j]) in place, batch × units, row-major", {}, {"random"}, [](const CaseData& d) {
-         const std::int64_t cols = size(d, "cols");
-         const auto& z = array(d, "z");
-         const auto& bias = array(d, "bias");
-         return Values{{"z", elementwise(z.size(), [&](std::size_t i, double& v, double& bound) {
-                          const double pre = z[i] + bias[i % static_cast<std::size_t>(cols)];
-                          v = sigmoid(pre);
-                          // σ's own error, and the rounding of the sum (σ' <= 1/4).
-                          bound = kSigmoidRel * std::abs(v) + 0.25 * kUnit * std::abs(pre) + kTiny;
-                        })}};
-       }});
+  // z = σ(z + bias[j]) in place, batch × units, row-major
+  all.push_back({"bias_sigmoid", {}, [](const CaseData& d) {
+                   const std::int64_t cols = size(d, "cols");
+                   const auto& z = array(d, "z");
+                   const auto& bias = array(d, "bias");
+                   return Values{{"z", elementwise(z.size(), [&](std::size_t i, double& v, double& bound) {
+                                    const double pre = z[i] + bias[i % static_cast<std::size_t>(cols)];
+                                    v = sigmoid(pre);
+                                    // σ's own error, and the rounding of the sum (σ' <= 1/4).
+                                    bound = kSigmoidRel * std::abs(v) + 0.25 * kUnit * std::abs(pre) + kTiny;
+                                  })}};
+                 }});
 
-  all.push_back({"layer_gradients",
-                 "dw (units × inputs) = Δᵀ · x and db = Δ's column sums, over the batch (2·batch·u·Σ|terms|)",
-                 {},
-                 {"random"},
-                 [](const CaseData& d) {
+  // dw (units × inputs) = Δᵀ · x and db = Δ's column sums, over the batch (2·batch·u·Σ|terms|)
+  all.push_back({"layer_gradients", {}, [](const CaseData& d) {
                    const std::int64_t batch = size(d, "batch"), in = size(d, "inputs"), out = size(d, "units");
                    const auto& delta = array(d, "delta");
                    const auto& x = array(d, "x");
@@ -186,32 +182,30 @@ std::vector<Reference> make_references() {
                    return Values{{"dw", dw}, {"db", db}};
                  }});
 
-  all.push_back(
-      {"transpose", "b (cols × rows) = aᵀ (rows × cols), row-major: exact", {}, {"random"}, [](const CaseData& d) {
-         const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");
-         const auto& a = array(d, "a");
-         Expected e;
-         e.value.resize(a.size());
-         e.bound.assign(a.size(), 0.0);
-         for (std::int64_t r = 0; r < rows; ++r)
-           for (std::int64_t c = 0; c < cols; ++c) e.value[c * rows + r] = a[r * cols + c];
-         return Values{{"b", e}};
-       }});
+  // b (cols × rows) = aᵀ (rows × cols), row-major: exact
+  all.push_back({"transpose", {}, [](const CaseData& d) {
+                   const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");
+                   const auto& a = array(d, "a");
+                   Expected e;
+                   e.value.resize(a.size());
+                   e.bound.assign(a.size(), 0.0);
+                   for (std::int64_t r = 0; r < rows; ++r)
+                     for (std::int64_t c = 0; c < cols; ++c) e.value[c * rows + r] = a[r * cols + c];
+                   return Values{{"b", e}};
+                 }});
 
-  all.push_back(
-      {"row_sums", "s[r] = Σ over the columns c of a[r][c] (2·cols·u·Σ|a|)", {}, {"random"}, [](const CaseData& d) {
-         const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");
-         const auto& a = array(d, "a");
-         return Values{{"s", sum_of_products(
+  // s[r] = Σ over the columns c of a[r][c] (2·cols·u·Σ|a|)
+  all.push_back({"row_sums", {}, [](const CaseData& d) {
+                   const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");
+                   const auto& a = array(d, "a");
+                   return Values{
+                       {"s", sum_of_products(
                                  rows, 1, cols, [&](std::int64_t r, std::int64_t c) { return a[r * cols + c]; },
                                  [](std::int64_t, std::int64_t) { return 1.0; })}};
-       }});
+                 }});
 
-  all.push_back({"sigmoid_derivative",
-                 "dy = σ(x) · (1 − σ(x)), NaN for NaN (1e-6 relative, and one rounding of 1 − σ)",
-                 {},
-                 {"random"},
-                 [](const CaseData& d) {
+  // dy = σ(x) · (1 − σ(x)), NaN for NaN (1e-6 relative, and one rounding of 1 − σ)
+  all.push_back({"sigmoid_derivative", {}, [](const CaseData& d) {
                    const auto& x = array(d, "x");
                    return Values{{"dy", elementwise(x.size(), [&](std::size_t i, double& v, double& bound) {
                                     const double s = sigmoid(x[i]);
@@ -221,7 +215,8 @@ std::vector<Reference> make_references() {
                                   })}};
                  }});
 
-  all.push_back({"sgd_update", "w = w − 0.05 · g, in place (two roundings)", {}, {"random"}, [](const CaseData& d) {
+  // w = w − 0.05 · g, in place (two roundings)
+  all.push_back({"sgd_update", {}, [](const CaseData& d) {
                    const auto& w = array(d, "w");
                    const auto& g = array(d, "g");
                    return Values{{"w", elementwise(w.size(), [&](std::size_t i, double& v, double& bound) {
@@ -230,11 +225,8 @@ std::vector<Reference> make_references() {
                                   })}};
                  }});
 
-  all.push_back({"half_storage_add",
-                 "c = a + b with a, b and the sum rounded to FP16 (3 roundings of 2⁻¹¹)",
-                 {},
-                 {"random"},
-                 [](const CaseData& d) {
+  // c = a + b with a, b and the sum rounded to FP16 (3 roundings of 2⁻¹¹)
+  all.push_back({"half_storage_add", {}, [](const CaseData& d) {
                    const auto& a = array(d, "a");
                    const auto& b = array(d, "b");
                    constexpr double kHalfUnit = 0x1p-11;
@@ -248,13 +240,9 @@ std::vector<Reference> make_references() {
 
 }  // namespace
 
-const std::vector<Reference>& all_references() {
-  static const std::vector<Reference> all = make_references();
-  return all;
-}
-
 const Reference* find_reference(const std::string& name) {
-  for (const Reference& r : all_references()) {
+  static const std::vector<Reference> all = make_references();
+  for (const Reference& r : all) {
     if (r.name == name) return &r;
   }
   return nullptr;
@@ -263,19 +251,17 @@ const Reference* find_reference(const std::string& name) {
 CaseData make_case_data(const Spec& spec, const Reference& reference, const Case& c, std::uint64_t seed) {
   CaseData d;
   d.sizes = c.sizes;
-  std::mt19937_64 rng(seed);
-  if (reference.inputs) reference.inputs(spec, c, rng, d);
+  if (reference.inputs) reference.inputs(c, seed, d);
+  std::uint64_t stream = 0;
   for (const Param& p : spec.params) {
+    ++stream;  // each array its own stream of the seed
     if (!p.pointer || !p.input || d.arrays.contains(p.name)) continue;
     const auto count = static_cast<std::size_t>(evaluate(p.size, c.sizes));
-    if (p.element == "float" || p.element == "double") {
-      uniform(d.arrays[p.name], count, -1.0, 1.0, rng);
-    } else {
-      auto& v = d.arrays[p.name];
-      v.resize(count);
-      std::uniform_int_distribution<int> values(0, 255);
-      for (double& x : v) x = values(rng);
+    std::vector<double> values = uniform(count, seed, stream, -1.0f, 1.0f);
+    if (p.element != "float" && p.element != "double") {
+      for (double& x : values) x = std::min(255.0, std::floor((x + 1.0) * 128.0));  // integers 0 … 255
     }
+    d.arrays[p.name] = std::move(values);
   }
   return d;
 }

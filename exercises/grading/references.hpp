@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,17 +20,15 @@ struct Expected {
 
 struct Reference {
   std::string name;
-  std::string what;  // one line for the README's list: "c = a + b"
-  // Values for the input arrays of a case (`inputs` names the set: "random", or one the reference
-  // offers, such as "edge"). Default: uniform in [-1, 1], rounded to the array's type.
-  std::function<void(const Spec&, const Case&, std::mt19937_64&, CaseData&)> inputs = {};
-  std::vector<std::string> input_sets = {"random"};
+  // Values for the input arrays of a case (the case's `inputs` names the set: "random", or one the
+  // reference offers, such as "edge"), drawn from `seed`. Default: uniform in [-1, 1], rounded to
+  // the array's type.
+  std::function<void(const Case&, std::uint64_t seed, CaseData&)> inputs = {};
   std::function<std::map<std::string, Expected>(const CaseData&)> compute;
 };
 
-// Every reference, by name; nullptr when there is none.
+// A reference by name; nullptr when there is none.
 const Reference* find_reference(const std::string& name);
-const std::vector<Reference>& all_references();
 
 // A case's inputs: the reference's own way, or uniform in [-1, 1] (rounded to each array's type).
 CaseData make_case_data(const Spec& spec, const Reference& reference, const Case& c, std::uint64_t seed);

@@ -153,6 +153,7 @@ ChildResult run_case(const Spec& spec, const fs::path& program, const CaseData& 
   }
   const auto start = std::chrono::steady_clock::now();
   int status = 0;
+  if (child > 0) setpgid(child, child);  // here too: a kill at the time limit must not find it unset
   if (child > 0) {
     for (;;) {
       const pid_t done = waitpid(child, &status, WNOHANG);

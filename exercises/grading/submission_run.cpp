@@ -74,8 +74,10 @@ std::vector<Variant> exercise_variants(const Lesson& lesson) {
   for (const Spec* spec : exercises_of_lesson(lesson.id)) {
     if (spec->run.empty()) continue;
     Variant v;
-    const std::string rest = spec->name.substr(std::min<std::size_t>(3 + lesson.name.size(), spec->name.size()));
-    v.name = variants.empty() ? "yours" : "yours_" + (rest.empty() ? spec->name : rest.substr(rest[0] == '_' ? 1 : 0));
+    // yours, then yours_grid_stride for 01_vector_add_grid_stride: the name past the lesson's own.
+    const std::string own = lesson.id + "_" + lesson.name;
+    const std::string rest = spec->name.rfind(own + "_", 0) == 0 ? spec->name.substr(own.size() + 1) : spec->name;
+    v.name = variants.empty() ? "yours" : "yours_" + rest;
     v.description = "Your kernel, from exercises/" + spec->name + "/" + spec->file +
                     " as saved (built by the grader, run in a process of its own; gpulab_grade grades it)";
     for (const bool gpu : {false, true}) {

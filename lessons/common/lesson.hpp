@@ -196,13 +196,6 @@ inline void skip_in_every_variant(Lesson& lesson, const SkipRule& rule) {
   for (Variant& v : lesson.variants) v.skips.push_back(rule);
 }
 
-// The learner's kernel of the lesson's exercise, `file` under exercises/, as the variant `yours`.
-inline Variant exercise_variant(const std::string& file, std::vector<std::pair<Backend, RunFactory>> backends) {
-  Variant v{"yours", "Your kernel, from " + file + " (grade it: gpulab_grade)", std::move(backends)};
-  v.exercise = true;
-  return v;
-}
-
 // The emulated backend of a variant that needs what the emulator does not model (tensor cores,
 // cuBLAS, cuDNN, cuFFT, NCCL): asked for, it is skipped with the reason.
 inline RunFactory not_emulated(const std::string& needs) {

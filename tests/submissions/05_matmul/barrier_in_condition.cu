@@ -7,14 +7,14 @@ __global__ void matmul_tiled(const float* a, const float* b, float* c, int m, in
   const int tx = threadIdx.x, ty = threadIdx.y, row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
   float sum = 0.0f;
   if (row < m && col < n) {
-  for (int k0 = 0; k0 < k; k0 += TILE) {
-    as[ty][tx] = (row < m && k0 + tx < k) ? a[row * k + k0 + tx] : 0.0f;
-    bs[ty][tx] = (k0 + ty < k && col < n) ? b[(k0 + ty) * n + col] : 0.0f;
-    __syncthreads();
-    for (int i = 0; i < TILE; ++i) sum += as[ty][i] * bs[i][tx];
-    __syncthreads();
-  }
-  c[row * n + col] = sum;
+    for (int k0 = 0; k0 < k; k0 += TILE) {
+      as[ty][tx] = (row < m && k0 + tx < k) ? a[row * k + k0 + tx] : 0.0f;
+      bs[ty][tx] = (k0 + ty < k && col < n) ? b[(k0 + ty) * n + col] : 0.0f;
+      __syncthreads();
+      for (int i = 0; i < TILE; ++i) sum += as[ty][i] * bs[i][tx];
+      __syncthreads();
+    }
+    c[row * n + col] = sum;
   }
 }
 void matmul(const float* a, const float* b, float* c, int m, int n, int k) {
