@@ -60,6 +60,9 @@ int main(int argc, char** argv) try {
   cli.add_option("--sweep-max", o.app.sweep_max, "Largest size of a sweep")->check(CLI::PositiveNumber);
   cli.add_flag("--grade", o.app.grade, "Grade the lesson's exercise at once (the Exercise view's button)");
   cli.add_option("--hints", o.app.hints, "Show this many of the exercise's hints at first")->check(CLI::Range(0, 9));
+  cli.add_option("--tab", o.app.code_tab, "Code: the tab to open first (a file's name, or \"machine code\")");
+  cli.add_flag("--colour-sectors", o.app.map_sectors,
+               "Visualize: colour the thread map by the sectors each warp's requests touch (counted on the emulator)");
   cli.add_option("--open", o.app.open_results, "Results JSON file(s) to overlay")->check(CLI::ExistingFile);
   cli.add_option("--screenshot", o.screenshot,
                  "Render, wait for --run/--sweep to finish, save the window as this PNG and exit");

@@ -26,9 +26,12 @@ endfunction()
 # emulator: GCC calls the emulator's checks before every load and store and in place of every
 # atomic (ThreadSanitizer's instrumentation, without its runtime: sanitizer_hooks.cpp stands in),
 # and the line tables (-g1; DWARF 4, which addr2line reads right after a #line) let a report name
-# the file and line of the access.
+# the file and line of the access. Each access as the source writes it, as nvcc makes it, for the
+# memory counts (emulator/memory_counter.hpp): no vectorizer (it would merge scalar accesses that
+# nvcc keeps apart), and no scalar replacement of aggregates (it would split a float4's one 16-byte
+# load into four).
 set(GPULAB_CHECKED_FLAGS -g1 -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
-    --param=tsan-distinguish-volatile=1)
+    --param=tsan-distinguish-volatile=1 -fno-tree-vectorize -fno-tree-sra)
 
 # A library of kernels: CPU functions (*.cpp) and kernel files (*.cu) in plain CUDA. Each kernel
 # file builds twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++

@@ -10,6 +10,7 @@
 
 #include "common/results_reader.hpp"
 #include "core/grade_job.hpp"
+#include "core/kernel_facts.hpp"
 #include "core/log_axis.hpp"
 #include "core/markdown.hpp"
 #include "core/runner.hpp"
@@ -404,4 +405,25 @@ TEST_CASE("the Grade button's job grades on its own thread and hands over every 
   CHECK(grade->cases.size() >= 6);
   // Whether it passed depends on the learner's file; either way each size says so.
   for (const auto& c : grade->cases) CHECK(c.passed == c.message.empty());
+}
+
+TEST_CASE("kernel facts are read from the recorded file; occupancy says what limits it", "[app]") {
+  const auto facts = app::load_kernel_facts(app::kernel_code_folder(GPULAB_SOURCE_DIR, ""));
+  REQUIRE(facts.count("warp_tiled_kernel") == 1);
+  CHECK(facts.at("warp_tiled_kernel").registers > 128);
+  CHECK(facts.at("warp_tiled_kernel").arch == "sm_90");
+  CHECK(app::kernels_in_source("__global__ void a(int* x) {}\n__global__ __launch_bounds__(256) void b() {}") ==
+        std::vector<std::string>{"a", "b"});
+  // 256 threads of 215 registers: 216 × 32 = 6912 a warp, 9 warps an SM: one block of 8 warps.
+  const app::Occupancy heavy = app::theoretical_occupancy(256, 215, 24832);
+  CHECK(heavy.blocks_per_sm == 1);
+  CHECK(heavy.limiter == "registers");
+  CHECK(heavy.fraction == Approx(8.0 / 64));
+  // Few registers, no shared memory: the threads limit (8 blocks of 8 warps).
+  const app::Occupancy light = app::theoretical_occupancy(256, 16, 0);
+  CHECK(light.blocks_per_sm == 8);
+  CHECK(light.fraction == Approx(1.0));
+  // 100 KB of shared memory a block: two fit in 228 KB.
+  CHECK(app::theoretical_occupancy(128, 16, 100 * 1024).limiter == "shared memory");
+  CHECK(app::theoretical_occupancy(128, 16, 100 * 1024).blocks_per_sm == 2);
 }

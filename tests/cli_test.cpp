@@ -257,3 +257,35 @@ TEST_CASE("lesson 07 trains on a dataset and draws the boundary in text; bad req
   CHECK(other.exit_code == 2);
   CHECK_THAT(other.output, Contains("lesson 07 does"));
 }
+
+TEST_CASE("the memory report (--memory-report) counts each kernel's requests, sectors and bank conflicts on the emulator", "[cli]") {
+  const std::string json = (std::filesystem::temp_directory_path() / "gpulab_memory_report.json").string();
+  const auto r = run_command(executable("lesson03_matrix_add") +
+                             " --backend emulated --memory-report --n 256 --reps 1 --warmup 0 --variant "
+                             "coalesced,transposed --json " +
+                             json);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  // 256 × 256 floats: 2,048 warps each load twice; coalesced 4 sectors a request, transposed 32.
+  CHECK_THAT(r.output, Contains("add_coalesced (1 launch") &&
+                           Contains("4,096 requests          16,384 sectors      4.00 per request  100.0 %") &&
+                           Contains("4,096 requests         131,072 sectors     32.00 per request   12.5 %") &&
+                           Contains("kernels/matrix_add/matrix_add.cu:"));
+  std::ifstream in(json);
+  const auto report = nlohmann::json::parse(in);
+  const auto& memory = report.at("results").at(0).at("memory").at(0);
+  CHECK(memory.at("kernel") == "add_coalesced");
+  CHECK(memory.at("global_load").at("sectors") == 16384);
+  std::filesystem::remove(json);
+
+  const auto tiles =
+      run_command(executable("lesson05_matmul") +
+                  " --backend emulated --memory-report --n 64 --reps 1 --warmup 0 --variant register_2d");
+  INFO(tiles.output);
+  CHECK(tiles.exit_code == 0);
+  CHECK_THAT(tiles.output, Contains("shared loads") && Contains("bank conflicts"));
+
+  const auto refused = run_command(lesson01 + " --backend cpu --memory-report --n 100");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains("--memory-report counts on the emulator"));
+}

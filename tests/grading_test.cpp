@@ -24,7 +24,7 @@ namespace {
 
 const fs::path kSource = GPULAB_SOURCE_DIR;
 
-grading::GradeOptions emulated(std::uint64_t seed) {
+grading::GradeOptions emulated_options(std::uint64_t seed) {
   grading::GradeOptions o;
   o.backend = Backend::emulated;
   o.seed = seed;
@@ -85,11 +85,11 @@ TEST_CASE("every stub fails its grader and every solution passes it", "[grading]
   const std::uint64_t seed = test::test_seed();
   for (const auto& e : grading::all_exercises()) {
     CAPTURE(e.name, seed);
-    const grading::Grade stub = grading::grade(e, e.learner_file(), emulated(seed));
+    const grading::Grade stub = grading::grade(e, e.learner_file(), emulated_options(seed));
     INFO(grading::report_text(stub));
     CHECK_FALSE(stub.passed);
     CHECK_FALSE(stub.skipped);
-    const grading::Grade solution = grading::grade(e, e.solution_file(), emulated(seed));
+    const grading::Grade solution = grading::grade(e, e.solution_file(), emulated_options(seed));
     INFO(grading::report_text(solution));
     CHECK(solution.passed);
     CHECK(solution.score() == 1.0);
@@ -108,7 +108,7 @@ TEST_CASE("each buggy submission fails, with the message its file expects", "[gr
       const auto expected = marked(text, "expect");
       CAPTURE(file.path().string(), seed);
       REQUIRE_FALSE(expected.empty());
-      grading::GradeOptions options = emulated(seed);
+      grading::GradeOptions options = emulated_options(seed);
       if (const auto limit = marked(text, "time-limit"); !limit.empty()) options.time_limit_s = std::stod(limit[0]);
       const grading::Grade g = grading::grade(*e, file.path(), options);
       const std::string all = grading::report_json({g});
@@ -171,7 +171,7 @@ TEST_CASE("a student who handed nothing in gets a row saying so", "[grading]") {
   fs::create_directories(class_dir / "dave");
   std::stringstream log;
   const grading::ClassOptions options{class_dir, class_dir / "book.csv", false};
-  CHECK(grading::grade_class({grading::find_exercise("01_vector_add")}, emulated(3), options, log) == 0);
+  CHECK(grading::grade_class({grading::find_exercise("01_vector_add")}, emulated_options(3), options, log) == 0);
   CHECK_THAT(read(class_dir / "book.csv"), Catch::Contains("dave,01_vector_add,no,0.000,not handed in"));
   fs::remove_all(class_dir);
 }
@@ -181,11 +181,11 @@ TEST_CASE("a file that does not compile fails every case with the compiler's mes
   std::ofstream(dir / "broken.cu") << "void vector_add(const float* a, const float* b, float* c, int n) { oops }\n";
   std::ofstream(dir / "wrong_signature.cu") << "void vector_add(float* a, float* b, float* c, int n) {}\n";
   const grading::Spec& e = *grading::find_exercise("01_vector_add");
-  const grading::Grade broken = grading::grade(e, dir / "broken.cu", emulated(1));
+  const grading::Grade broken = grading::grade(e, dir / "broken.cu", emulated_options(1));
   CHECK_FALSE(broken.passed);
   CHECK(broken.score() == 0);
   CHECK_THAT(broken.message, Catch::Contains("did not compile") && Catch::Contains("oops"));
-  const grading::Grade signature = grading::grade(e, dir / "wrong_signature.cu", emulated(1));
+  const grading::Grade signature = grading::grade(e, dir / "wrong_signature.cu", emulated_options(1));
   CHECK_THAT(signature.message, Catch::Contains("exactly these parameter types"));
   fs::remove_all(dir);
 }

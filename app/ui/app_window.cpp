@@ -70,6 +70,13 @@ AppWindow::AppWindow(AppOptions options, Fonts fonts, LoadedSettings loaded)
     lesson_ = all_lessons().front();
   }
   load_recorded();
+#ifdef GPULAB_BUILT_KERNEL_CODE
+  kernel_code_ = kernel_code_folder(options_.data_dir, GPULAB_BUILT_KERNEL_CODE);
+#else
+  kernel_code_ = kernel_code_folder(options_.data_dir, "");
+#endif
+  kernel_facts_ = load_kernel_facts(kernel_code_);
+  profiles_ = load_profiles(options_.data_dir, errors_);
   select(lesson_);  // after the recorded files, which it may overlay
   for (const auto& path : options_.open_results) open_results_file(path);
   pending_start_ = options_.run || options_.sweep;
@@ -92,7 +99,9 @@ std::optional<std::string> AppWindow::take_png_request() {
 bool AppWindow::settled() const {
   // Tab bars and fonts take a few frames to lay out; a thread map or timeline being recorded is
   // waited for.
-  if (map_future_.valid() || timeline_future_.valid() || !training_view_.idle() || grade_job_.busy()) return false;
+  if (map_future_.valid() || timeline_future_.valid() || map_sectors_future_.valid() || memory_future_.valid() ||
+      !training_view_.idle() || grade_job_.busy())
+    return false;
   if (!(options_.run || options_.sweep)) return frames_after_finish_ > 10;
   return finished_ && frames_after_finish_ > 10;
 }
@@ -130,12 +139,22 @@ void AppWindow::load(LessonState& s) {
   for (const std::string& path : source_paths(options_.data_dir, l.sources)) {
     std::string error;
     std::string text = read_text(options_.data_dir + "/" + path, error);
+    if (path.ends_with(".cu") || path.ends_with(".cuh")) {
+      for (const std::string& k : kernels_in_source(text)) {
+        if (std::find(s.kernels.begin(), s.kernels.end(), k) == s.kernels.end()) s.kernels.push_back(k);
+      }
+    }
     s.sources.emplace_back(path, error.empty() ? std::move(text) : "// " + error);
   }
   if (!l.variants.empty() && l.thread_map) {
     s.map_variant = "";
     // Small enough to see every thread, large enough that the last block runs past the end.
     s.map_n = std::min<std::int64_t>(l.thread_map_max_n, 40);
+    s.map_sectors = options_.map_sectors;
+    for (const std::string& v : options_.variants) {  // --variant names a mapping the thread map offers
+      if (std::find(l.thread_map_variants.begin(), l.thread_map_variants.end(), v) != l.thread_map_variants.end())
+        s.map_variant = v;
+    }
     s.map_block = l.thread_map_max_n < 1000 ? 256 : 16;
   }
 }
@@ -314,6 +333,8 @@ void AppWindow::frame() {
   }
   if (finished_) ++frames_after_finish_;
   if (!(options_.run || options_.sweep)) ++frames_after_finish_;
+  // A picture a background job just finished is laid out over a few frames (tables fit their columns).
+  if (map_future_.valid() || map_sectors_future_.valid() || memory_future_.valid()) frames_after_finish_ = 0;
   handle_shortcuts();
 
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
@@ -405,11 +426,12 @@ void AppWindow::draw_status_bar() {
 
 // The views, in the order of their tabs. A view that a lesson has nothing for (no picture to
 // watch, no exercise) is left out of its tabs.
-const AppWindow::View AppWindow::kViews[6] = {
+const AppWindow::View AppWindow::kViews[7] = {
     {"learn", "Learn", &AppWindow::draw_learn, nullptr},
     {"code", "Code", &AppWindow::draw_code, nullptr},
     {"run", "Run", &AppWindow::draw_run, nullptr},
     {"visualize", "Visualize", &AppWindow::draw_visualize, has_visualization},
+    {"memory", "Memory", &AppWindow::draw_memory, has_memory_counts},
     {"exercise", "Exercise", &AppWindow::draw_exercise, has_exercise},
     {"device", "Device", &AppWindow::draw_device, nullptr},
 };

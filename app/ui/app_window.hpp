@@ -11,10 +11,13 @@
 
 #include "common/lesson.hpp"
 #include "common/peaks.hpp"
+#include "common/results.hpp"
 #include "common/thread_map.hpp"
 #include "common/timeline.hpp"
 #include "core/grade_job.hpp"
+#include "core/kernel_facts.hpp"
 #include "core/markdown.hpp"
+#include "core/profiles.hpp"
 #include "core/runner.hpp"
 #include "core/series.hpp"
 #include "core/settings.hpp"
@@ -28,6 +31,8 @@ namespace gpulab::app {
 // and for the Exercise view.
 bool has_visualization(const Lesson& lesson);
 bool has_exercise(const Lesson& lesson);
+// Whether a lesson has kernels the emulator runs (the Memory view counts their accesses).
+bool has_memory_counts(const Lesson& lesson);
 
 struct AppOptions {
   std::string data_dir;               // the repository: docs/, kernels/, assets/
@@ -39,8 +44,10 @@ struct AppOptions {
   std::optional<std::int64_t> sweep_max;
   std::vector<std::string> open_results;
   std::string export_dir = "gpulab-export";
-  bool grade = false;  // grade the lesson's exercise at once (the Exercise view's button)
-  int hints = 0;       // hints of the exercise shown at first
+  bool grade = false;        // grade the lesson's exercise at once (the Exercise view's button)
+  int hints = 0;             // hints of the exercise shown at first
+  bool map_sectors = false;  // the thread map coloured by sectors per warp request at first
+  std::string code_tab;      // the Code view's tab at first: a file's name, or "machine code"
 };
 
 class AppWindow {
@@ -69,7 +76,7 @@ class AppWindow {
     void (AppWindow::*draw)();
     bool (*offered)(const Lesson&);
   };
-  static const View kViews[6];
+  static const View kViews[7];
 
   struct LessonState {
     std::int64_t n = 0;
@@ -79,6 +86,10 @@ class AppWindow {
     std::size_t sweep_max = 0;  // index into lesson.sweep
     std::vector<MarkdownBlock> text;
     std::vector<std::pair<std::string, std::string>> sources;  // (path, text): the Code view's tabs
+    std::vector<std::string> kernels;                          // the kernels its sources define
+    std::size_t code_kernel = 0;                               // the Code view's machine code: which kernel,
+    bool code_ptx = false;                                     // SASS or PTX,
+    std::string machine_code, machine_code_of;                 // and the text shown (of "kernel.sass")
     std::map<std::string, std::string> badges;                 // "variant (backend)" -> message; "" passed
     // Visualize
     std::int64_t map_n = 40;
@@ -86,6 +97,15 @@ class AppWindow {
     std::string map_variant;
     std::optional<ThreadMap> map;
     std::string map_error;
+    bool map_sectors = false;  // colour by sectors per warp request instead of by warp
+    std::map<std::pair<std::uint64_t, unsigned>, double> map_sectors_of;  // (block, warp) -> sectors / request
+    std::string map_sectors_note;
+    // Memory: every variant counted on the emulator at one size
+    std::int64_t memory_n = 0;
+    std::vector<Result> memory_results;
+    std::string memory_variant, memory_error;
+    std::size_t memory_line = 0;
+    std::string profile_section;  // the recorded profiles' section shown
     // Visualize, lesson 08: the timeline asked for, and the one shown (recorded here or loaded)
     std::int64_t timeline_n = std::int64_t{1} << 24;
     int timeline_chunks = 8, timeline_streams = 4;
@@ -114,6 +134,9 @@ class AppWindow {
   void draw_exercise();
   void draw_grading(const grading::Spec& exercise);
   void draw_code();
+  void draw_machine_code();
+  void draw_kernel_facts(const std::vector<const Result*>& counted);
+  void draw_profiles();
   void draw_run();
   void draw_parameters();
   void draw_results_table();
@@ -121,6 +144,8 @@ class AppWindow {
   void draw_ladder_chart(const std::vector<ReferenceLine>& ceilings, ImVec2 size);
   void draw_visualize();
   void draw_thread_map_panel();
+  void count_map_sectors();
+  void draw_memory();
   void draw_timeline_panel();
   void draw_device();
   void draw_status_bar();
@@ -148,7 +173,11 @@ class AppWindow {
   std::vector<std::string> notes_;
   std::string open_path_, export_dir_;
   std::optional<std::string> png_request_;
+  std::string kernel_code_;                          // the build's machine code, or assets/kernel_code
+  std::map<std::string, KernelFacts> kernel_facts_;  // its facts.json
+  std::vector<Profile> profiles_;                    // recorded: assets/profiles/*.json
   std::future<ThreadMap> map_future_;
+  std::future<std::vector<Result>> map_sectors_future_, memory_future_;
   std::future<Timeline> timeline_future_;
   TrainingView training_view_;  // lesson 07's Visualize view
   GradeJob grade_job_;          // the Exercise view's Grade button

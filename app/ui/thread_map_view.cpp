@@ -4,11 +4,12 @@
 #include <algorithm>
 #include <string>
 
+#include "ui/memory_pictures.hpp"
 #include "ui/plot.hpp"
 
 namespace gpulab::app {
 
-void draw_thread_map(const ThreadMap& map, ImVec2 size) {
+void draw_thread_map(const ThreadMap& map, ImVec2 size, const WarpSectors* sectors) {
   if (map.threads.empty()) return;
   // Element space: an array wraps at 32 elements a line (a warp a line when blocks hold whole
   // warps); a matrix keeps its rows and columns. Threads past the data extend it.
@@ -38,7 +39,14 @@ void draw_thread_map(const ThreadMap& map, ImVec2 size) {
     // Colour by warp; neighbouring blocks alternate in brightness so their edges show.
     const int block = t.block_y * blocks_per_row + t.block_x;
     const float alpha = block % 2 == 0 ? 0.95f : 0.6f;
-    if (t.inside()) {
+    const auto warp_sectors = sectors != nullptr
+                                  ? sectors->find({static_cast<std::uint64_t>(block), static_cast<unsigned>(t.warp)})
+                                  : WarpSectors::const_iterator{};
+    if (t.inside() && sectors != nullptr) {
+      const ImU32 colour =
+          warp_sectors != sectors->end() ? sectors_colour(warp_sectors->second) : IM_COL32(90, 90, 90, 255);
+      draw->AddRectFilled(a, b, (colour & 0x00FFFFFFu) | (static_cast<ImU32>(alpha * 255) << IM_COL32_A_SHIFT));
+    } else if (t.inside()) {
       draw->AddRectFilled(a, b, series_colour(static_cast<std::size_t>(t.warp), alpha));
     } else {
       draw->AddRectFilled(a, b, IM_COL32(60, 60, 66, 255));
@@ -66,6 +74,11 @@ void draw_thread_map(const ThreadMap& map, ImVec2 size) {
       ImGui::Text("blockIdx.x = %d, threadIdx.x = %d", t.block_x, t.thread_x);
     }
     ImGui::Text("warp %d of its block, lane %d", t.warp, t.lane);
+    if (sectors != nullptr) {
+      const auto w = sectors->find(
+          {static_cast<std::uint64_t>(t.block_y * blocks_per_row + t.block_x), static_cast<unsigned>(t.warp)});
+      if (w != sectors->end()) ImGui::Text("its warp's global requests: %.2f sectors each (4 is coalesced)", w->second);
+    }
     if (!t.inside()) {
       ImGui::TextColored({1, 0.4f, 0.4f, 1}, "outside the data: stopped by the bounds guard");
     } else if (two_d) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/session.hpp"
 #include "ui/app_window.hpp"
 #include "ui/thread_map_view.hpp"
 #include "ui/timeline_view.hpp"
@@ -33,10 +34,15 @@ void AppWindow::draw_visualize() {
 void AppWindow::draw_thread_map_panel() {
   LessonState& s = state();
   const Lesson& l = *lesson_;
-  ImGui::TextWrapped(
-      "Every launched thread records its blockIdx, threadIdx and warp and the element it took. Each "
-      "cell is an element, coloured by the warp that handled it; neighbouring blocks alternate in "
-      "brightness; crossed-out cells are threads the bounds guard stopped. Hover a cell.");
+  ImGui::TextWrapped(s.map_sectors
+                         ? "Every launched thread records its blockIdx, threadIdx and warp and the element it took. "
+                           "Each cell is an element, coloured by how many 32-byte sectors its warp's loads and "
+                           "stores touch per request: green 4 or fewer (the warp's 32 floats side by side: "
+                           "coalesced), red 32 (every lane in a sector of its own). Hover a cell."
+                         : "Every launched thread records its blockIdx, threadIdx and warp and the element it took. "
+                           "Each cell is an element, coloured by the warp that handled it; neighbouring blocks "
+                           "alternate in brightness; crossed-out cells are threads the bounds guard stopped. Hover "
+                           "a cell.");
   long long n = s.map_n;
   ImGui::SetNextItemWidth(160);
   if (ImGui::InputScalar("n", ImGuiDataType_S64, &n)) s.map_n = std::clamp<long long>(n, 1, l.thread_map_max_n);
@@ -57,6 +63,7 @@ void AppWindow::draw_thread_map_panel() {
     map_future_ = std::async(std::launch::async, [&l, n = s.map_n, block = s.map_block, backend, v = s.map_variant] {
       return l.thread_map(n, block, backend, v);
     });
+    if (s.map_sectors) count_map_sectors();
   }
   ImGui::EndDisabled();
   if (ready(map_future_)) {
@@ -69,6 +76,34 @@ void AppWindow::draw_thread_map_panel() {
     }
   }
   if (!s.map_error.empty()) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", s.map_error.c_str());
+  // Colour by the sectors each warp's requests touch: the lesson's variant of that mapping counted
+  // on the emulator at the same size and block.
+  if (ImGui::Checkbox("colour by sectors per warp request (counted on the emulator)", &s.map_sectors) &&
+      s.map_sectors) {
+    count_map_sectors();
+  }
+  if (ready(map_sectors_future_)) {
+    try {
+      s.map_sectors_of.clear();
+      for (const Result& r : map_sectors_future_.get()) {
+        if (r.status != Status::passed) s.map_sectors_note = r.variant + ": " + r.message;
+        std::map<std::pair<std::uint64_t, unsigned>, std::pair<double, double>> sums;
+        for (const emulated::KernelTraffic& k : r.memory) {
+          for (const emulated::WarpTraffic& w : k.warps) {
+            auto& [requests, sectors] = sums[{w.block, w.warp}];
+            requests += static_cast<double>(w.requests), sectors += static_cast<double>(w.sectors);
+          }
+        }
+        for (const auto& [key, sum] : sums) s.map_sectors_of[key] = sum.first > 0 ? sum.second / sum.first : 0;
+      }
+    } catch (const std::exception& e) {
+      s.map_sectors_note = e.what();
+    }
+  }
+  if (s.map_sectors) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", s.map_sectors_note.c_str());
+  }
   if (s.map) {
     const ThreadMap& m = *s.map;
     ImGui::Text("%s over %s: %zu threads, %zu stopped by the bounds guard (%s)", m.launch.c_str(),
@@ -77,9 +112,35 @@ void AppWindow::draw_thread_map_panel() {
                 m.threads.size(), m.outside(), m.backend == Backend::gpu ? "recorded on the GPU" : "emulated");
     ImGui::TextDisabled("%s", m.mapping.c_str());
     ImGui::BeginChild("map", {0, 0}, true, ImGuiWindowFlags_HorizontalScrollbar);
-    draw_thread_map(m, ImGui::GetContentRegionAvail());
+    draw_thread_map(m, ImGui::GetContentRegionAvail(), s.map_sectors ? &s.map_sectors_of : nullptr);
     ImGui::EndChild();
   }
+}
+
+// Counts the chosen mapping's kernel on the emulator, warp by warp, at the thread map's size and block.
+void AppWindow::count_map_sectors() {
+  LessonState& s = state();
+  const Lesson& l = *lesson_;
+  const std::string variant = !s.map_variant.empty()           ? s.map_variant
+                              : !l.thread_map_variants.empty() ? l.thread_map_variants.front()
+                                                               : std::string();
+  if (std::none_of(l.variants.begin(), l.variants.end(), [&](const Variant& v) { return v.name == variant; })) {
+    s.map_sectors_note = "no variant of this lesson launches this mapping";
+    return;
+  }
+  Selection selection;
+  selection.sizes = {s.map_n};
+  selection.variants = {variant};
+  selection.backends = {Backend::emulated};
+  selection.options.reps = 1;
+  selection.options.warmup = 0;
+  selection.options.block = s.map_block;
+  selection.options.count_memory = selection.options.count_warps = true;
+  s.map_sectors_note = fmt::format(
+      "{}'s loads and stores, {} threads per block: green 4 sectors per request or "
+      "fewer (coalesced), red 32 (a sector per lane)",
+      variant, s.map_block);
+  map_sectors_future_ = std::async(std::launch::async, [&l, selection] { return run_lesson(l, selection); });
 }
 
 void AppWindow::draw_timeline_panel() {

@@ -23,6 +23,7 @@
 
 #include "emulator/emulator.hpp"
 #include "emulator/memory.hpp"
+#include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
 #include "emulator/shared_memory.hpp"
 
@@ -434,6 +435,10 @@ void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
     global_access(a, size, kind, pc);
   } else {
     shared_access(*w, a, size, kind, pc);
+  }
+  // In bounds (a wild access stopped the thread above): what a profiler would count.
+  if (memory_counter::counting() && kind != Access::atomic) {
+    memory_counter::note(a, static_cast<unsigned>(size), writes(kind), !device, pc);
   }
 }
 

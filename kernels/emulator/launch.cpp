@@ -14,6 +14,7 @@
 #include "emulator/emulator.hpp"
 #include "emulator/errors.hpp"
 #include "emulator/memory.hpp"
+#include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
 
 namespace gpulab::emulated {
@@ -103,7 +104,13 @@ void detail::launch_threads(const char* kernel, const char* file, int line, Thre
   }
   static std::mutex one_launch_at_a_time;
   std::lock_guard lock(one_launch_at_a_time);
+  static const bool from_environment = (memory_counter::start_from_environment(), true);
+  (void)from_environment;
   check::begin_launch(kernel);
+  memory_counter::begin_launch(kernel, block.x * block.y * block.z, shared_bytes);
+  struct CountingEnds {  // however the launch ends
+    ~CountingEnds() { memory_counter::end_launch(); }
+  } counting_ends;
   try {
     run_blocks(grid, block, shared_bytes, loop, body);
   } catch (const KernelFault& e) {

@@ -32,6 +32,7 @@
 
 #include "emulator/checker.hpp"
 #include "emulator/emulator.hpp"
+#include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
 #include "emulator/shared_memory.hpp"
 
@@ -612,8 +613,14 @@ void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, detail::Thr
                          static_cast<unsigned>(b / (std::size_t{grid.x} * grid.y))};
     context.block_dim = block_dim;
     context.grid_dim = grid;
-    struct Reset {  // a worker between blocks is in no kernel
-      ~Reset() { detail::current_block = nullptr, detail::running_block = nullptr; }
+    struct Reset {  // a worker between blocks is in no kernel; the block's accesses are counted
+      ~Reset() {
+        try {
+          memory_counter::end_block();
+        } catch (...) {  // (out of memory: this block goes uncounted)
+        }
+        detail::current_block = nullptr, detail::running_block = nullptr;
+      }
     } reset;
     run_block(loop, body, context);
   });

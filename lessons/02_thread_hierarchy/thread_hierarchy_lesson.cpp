@@ -84,6 +84,7 @@ Lesson make_lesson() {
   l.make_instance = make_instance_of;
   l.thread_map = thread_map_of;
   l.thread_map_max_n = 4096;
+  l.thread_map_variants = {"blocks_1d"};  // the mapping it records (the Visualize view counts its sectors)
   auto unary_fn = [](UnaryLauncher f) { return unary(f); };
   l.variants = {
       {"cpu_loop", "One CPU thread, a plain loop", {{Backend::cpu, cpu_array_run("cpu_loop", kTolerance, cpu_loop)}}},

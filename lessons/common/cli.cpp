@@ -21,6 +21,7 @@
 #include "common/session.hpp"
 #include "common/version.hpp"
 #include "emulator/device.hpp"
+#include "emulator/memory_counter.hpp"
 
 namespace gpulab {
 
@@ -50,6 +51,7 @@ struct Options {
   bool csv = false;
   std::string json;
   bool list = false;
+  bool memory_report = false;
 };
 
 std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
@@ -266,6 +268,20 @@ int print_training(const Lesson& lesson, const Options& o) {
   return kExitOk;
 }
 
+// Each emulated row's memory counts (--memory-report), in Nsight Compute's terms.
+void print_memory_report(std::FILE* out, const std::vector<Result>& results) {
+  fmt::print(out,
+             "\nMemory, counted on the emulator at every access of every thread (Nsight Compute's "
+             "l1tex__t_requests/t_sectors_pipe_lsu_mem_global_op_ld/st, smsp__inst_executed_op_shared_ld/st and "
+             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st on a GPU); a sector is 32 bytes, a warp "
+             "reading 32 consecutive floats needs 4:\n");
+  for (const Result& r : results) {
+    if (r.backend != Backend::emulated || r.memory.empty()) continue;
+    fmt::print(out, "{} ({}):\n{}", r.variant, problem_label(r.problem),
+               emulated::memory_counter::format_report(r.memory));
+  }
+}
+
 int run(const Lesson& lesson, const Options& o, int argc, const char* const* argv) {
   if (o.list) {
     print_list(lesson);
@@ -286,6 +302,13 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   if (!o.reps) selection.emulated_reps = std::min(reps, 3);
   if (!o.warmup) selection.emulated_warmup = std::min(warmup, 1);
   selection.options.seed = o.seed.value_or(fresh_seed());
+  selection.options.count_memory = o.memory_report;
+  if (o.memory_report &&
+      std::find(selection.backends.begin(), selection.backends.end(), Backend::emulated) == selection.backends.end()) {
+    throw UsageError(
+        "--memory-report counts on the emulator, which sees every access: add --backend emulated (on a GPU, "
+        "Nsight Compute counts the same: see docs/lessons/11-profiling.md)");
+  }
 
   const auto runs = selected_runs(lesson, selection);
   const bool gpu_selected =
@@ -363,6 +386,7 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   if (selected_problems(lesson, selection).size() > 1) {
     for (const std::string& line : crossover_summary(results)) notes.push_back(line);
   }
+  if (o.memory_report) print_memory_report(info, results);
   if (!notes.empty()) fmt::print(info, "\n");
   for (const std::string& line : notes) fmt::print(info, "{}\n", line);
 
@@ -431,6 +455,10 @@ int lesson_cli_main(const Lesson& lesson, const std::vector<const Lesson*>& less
   app.add_flag("--csv", o.csv, "Print results as CSV on stdout (everything else goes to stderr)");
   app.add_option("--json", o.json, "Also write the results, device and command as JSON to FILE");
   app.add_flag("--list", o.list, "List the variants and sizes, then exit");
+  app.add_flag("--memory-report", o.memory_report,
+               "Emulated rows: count each kernel's global memory requests and the 32-byte sectors they touch, "
+               "shared-memory requests and bank conflicts, per kernel and per source line (as Nsight Compute "
+               "does on a GPU); printed after the table and written to --json");
   app.footer(
       "Exit codes: 0 every check passed; 1 a check failed or a run errored; 2 bad usage (unknown flag,\n"
       "variant or backend, a size or block size out of range, not enough memory, an unwritable --json file).\n"

@@ -55,6 +55,9 @@ struct RunOptions {
   int reps = 20;           // timed repetitions
   int warmup = 3;          // untimed repetitions first
   std::uint64_t seed = 0;  // inputs are a function of (seed, size)
+  // Emulated runs: count the first run's memory requests, sectors and bank conflicts
+  // (emulator/memory_counter.hpp); `count_warps` keeps each warp's too (the thread map's colours).
+  bool count_memory = false, count_warps = false;
 };
 
 // The milliseconds of one repetition's phases: copies in, compute, copies out, and end to end.

@@ -3,6 +3,8 @@
 #include <array>
 #include <chrono>
 
+#include "emulator/memory_counter.hpp"
+
 namespace gpulab {
 
 namespace {
@@ -64,7 +66,18 @@ Measurement measure(Run& run, Backend backend, const RunOptions& options, const 
       t.total_ms = ms_between(start, Clock::now());
       return t;
     };
-    once();
+    if (options.count_memory && backend == Backend::emulated) {
+      emulated::memory_counter::start(options.count_warps);
+      try {
+        once();
+      } catch (...) {
+        emulated::memory_counter::stop();
+        throw;
+      }
+      m.memory = emulated::memory_counter::stop();
+    } else {
+      once();
+    }
     m.first_check = run.check();
     m.final_check = m.first_check;
     if (!m.first_check.passed) return m;  // a wrong answer is not worth timing

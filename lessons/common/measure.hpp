@@ -11,6 +11,7 @@
 #include "common/backend.hpp"
 #include "common/lesson.hpp"
 #include "common/stats.hpp"
+#include "emulator/memory_counts.hpp"
 
 namespace gpulab {
 
@@ -21,6 +22,7 @@ struct Measurement {
   CheckResult final_check;  // the last timed run, re-checked
   std::vector<PhaseTimes> samples;
   Stats h2d, kernel, d2h, total;
+  std::vector<emulated::KernelTraffic> memory;  // the first run's, when counted
   bool cancelled = false;
 };
 

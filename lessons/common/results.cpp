@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/memory_json.hpp"
+
 #include "common/version.hpp"
 
 namespace gpulab {
@@ -259,7 +261,11 @@ std::string format_json(const Report& report) {
   }
   j["seed"] = report.seed;
   j["results"] = nlohmann::ordered_json::array();
-  for (const Result& r : report.results) j["results"].push_back(record(r));
+  for (const Result& r : report.results) {
+    nlohmann::ordered_json row = record(r);
+    if (!r.memory.empty()) row["memory"] = memory_to_json(r.memory);
+    j["results"].push_back(row);
+  }
   return j.dump(2) + "\n";
 }
 

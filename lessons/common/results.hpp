@@ -12,6 +12,7 @@
 #include "common/lesson.hpp"
 #include "common/peaks.hpp"
 #include "common/stats.hpp"
+#include "emulator/memory_counts.hpp"
 
 namespace gpulab {
 
@@ -38,6 +39,8 @@ struct Result {
   std::optional<double> percent_of_fp32_peak;
   std::optional<double> occupancy;  // theoretical occupancy of the kernel, where reported
   double rel_error = 0;
+  // Emulated, with --memory-report: each kernel's memory requests, sectors and bank conflicts.
+  std::vector<emulated::KernelTraffic> memory;
 };
 
 struct Report {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/memory_json.hpp"
 #include "common/text_file.hpp"
 
 namespace gpulab {
@@ -74,6 +75,13 @@ Result result_of(const Json& j, const std::string& where) {
   r.percent_of_fp32_peak = optional_number(j, "percent_of_fp32_peak");
   r.occupancy = optional_number(j, "occupancy");
   r.rel_error = optional_number(j, "rel_error").value_or(0);
+  if (j.contains("memory")) {
+    try {
+      r.memory = memory_from_json(j.at("memory"));
+    } catch (const std::invalid_argument& e) {
+      throw BadResultsFile(fmt::format("{}.{}", where, e.what()));
+    }
+  }
   const auto status = j.contains("status") && j.at("status").is_string() ? j.at("status").get<std::string>() : "";
   r.status = status == "passed"    ? Status::passed
              : status == "failed"  ? Status::failed

@@ -52,6 +52,7 @@ void fill_from(Result& r, const Measurement& m, const Counts& counts, bool tenso
     r.status = Status::passed;
     r.rel_error = std::max(m.first_check.rel_error, m.final_check.rel_error);
   }
+  r.memory = m.memory;
   if (m.samples.empty()) return;
   r.kernel = m.kernel;
   r.total = m.total;

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
       "Compiles and runs one CUDA program (a .cu file with main) on the GPU, or on the CPU "
       "against GPU Lab's emulator."};
   std::string file;
-  bool emulated = false, gpu = false, verbose = false;
+  bool emulated = false, gpu = false, verbose = false, memory_report = false;
   std::string check;  // (empty: GPULAB_CHECK, else full)
   std::vector<std::string> program_args;
   app.add_option("file", file, "the CUDA program (.cu)")->required()->check(CLI::ExistingFile);
@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
                  "the emulator's checked mode: full (memcheck, racecheck, initcheck, synccheck) or memcheck "
                  "(bounds only, faster); the same as GPULAB_CHECK")
       ->check(CLI::IsMember({"full", "memcheck"}));
+  app.add_flag("--memory-report", memory_report,
+               "on the emulator: count each kernel's global memory requests and 32-byte sectors, shared-memory "
+               "requests and bank conflicts, per kernel and source line (as Nsight Compute does on a GPU), and "
+               "print them when the program ends");
   app.add_option("args", program_args, "arguments for the program (after --)");
   app.positionals_at_end();
   // Everything after the first -- belongs to the program, whatever it looks like.
@@ -100,7 +104,12 @@ int main(int argc, char** argv) {
     std::cerr << "gpulab_run: --gpu needs the CUDA toolkit (nvcc), which this GPU Lab was built without\n";
     return kUsage;
   }
-  if (!emulated && !gpu) {
+  if (memory_report && gpu) {
+    std::cerr << "gpulab_run: --memory-report counts on the emulator (add --emulated); on a GPU, Nsight Compute "
+                 "counts the same: ncu --metrics l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum ...\n";
+    return kUsage;
+  }
+  if (!emulated && !gpu && !memory_report) {
     gpu = !nvcc.empty() && gpulab::device_info().available;
     if (!gpu) std::cerr << "gpulab_run: no GPU here, so the program runs on the emulator (on the CPU)\n";
   }
@@ -121,5 +130,6 @@ int main(int argc, char** argv) {
     return kBuildFailed;
   }
   if (!gpu && !check.empty()) setenv("GPULAB_CHECK", check.c_str(), 1);  // the emulator reads it (emulator/checker.hpp)
+  if (memory_report) setenv("GPULAB_MEMORY_REPORT", "1", 1);             // (emulator/memory_counter.hpp)
   return run_program(built.program, program_args);
 }
