@@ -37,6 +37,9 @@ METRICS = [m for g in GLOBAL for m in g[1:]] + [m for s in SHARED for m in s[1:]
 GLOBAL_TOLERANCE, CONFLICT_TOLERANCE = 0.01, 0.10
 
 
+ONLY = []  # --lessons: the lessons to compare (all of memory-sizes.txt when empty)
+
+
 def sizes():
     out = []
     with open(os.path.join(HERE, "memory-sizes.txt")) as f:
@@ -44,7 +47,8 @@ def sizes():
             line = line.strip()
             if line and not line.startswith("#"):
                 lesson, *args = line.split()
-                out.append((lesson, args))
+                if not ONLY or lesson in ONLY:
+                    out.append((lesson, args))
     return out
 
 
@@ -204,9 +208,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", help="the build's bin folder (CUDA build)")
     p.add_argument("--out", required=True, help="where the counts and the table go")
+    p.add_argument("--lessons", default="", help="comma-separated lesson numbers (default: every one listed)")
     p.add_argument("--table-only", action="store_true",
                    help="only make the table again from OUT's memory-emulated.json and memory-ncu.json")
     a = p.parse_args()
+    ONLY.extend(x for x in a.lessons.split(",") if x)
     if a.table_only:
         with open(os.path.join(a.out, "memory-emulated.json")) as f:
             emulated = json.load(f)

@@ -73,7 +73,10 @@ def readable(body, kind):
             line = re.sub(r"\s*/\* 0x[0-9a-f]{16} \*/\s*$", "", line)
         if line.strip():
             lines.append(line.rstrip())
+        # The function's end: PTX's closing brace, SASS's row of dots (the fatbin's headers follow).
         if kind == "ptx" and line.strip() == "}" and not line.startswith((" ", "\t")):
+            break
+        if kind == "sass" and line.strip() == "..........":
             break
     return "\n".join(lines).strip() + "\n"
 

@@ -1,4 +1,4 @@
-// Exercise 03b — transpose. (Solution)
+// Exercise 12 — transpose. (Solution)
 
 __global__ void transpose_kernel(const float* a, float* b, int rows, int cols) {
   // SOLUTION: reads along a's rows are coalesced; the writes are strided by rows.

@@ -1,0 +1,148 @@
+// Lesson 12, transpose: the workload, its variants, what it counts and how it is checked.
+#include "common/lesson.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <stdexcept>
+
+#include "common/array_runs.hpp"
+#include "transpose/transpose.hpp"
+
+namespace gpulab {
+
+namespace {
+
+namespace tr = transpose;
+
+// No arithmetic: every element must arrive exactly.
+constexpr Tolerance kExact{0, 0};
+
+using Span = std::span<const float>;
+using CpuFunction = void (*)(Span, std::span<float>, std::size_t rows, std::size_t cols);
+using TileLauncher = void (*)(Span, std::span<float>, std::size_t rows, std::size_t cols);
+
+RunFactory cpu(const char* name, CpuFunction fn) {
+  return cpu_array_run(name, kExact, [fn](const Inputs& in, std::span<float> out, const Shape& shape, int) {
+    fn(in[0], out, shape[0], shape[1]);
+  });
+}
+
+ArrayFunction tiles(TileLauncher f) {
+  return [f](const Inputs& in, std::span<float> out, const Shape& shape, int) { f(in[0], out, shape[0], shape[1]); };
+}
+
+// Square matrices by --n; any rows x cols by --shape.
+Problem problem_of(std::int64_t n) { return {n, {{"rows", n}, {"cols", n}}}; }
+
+Problem rectangle(std::int64_t rows, std::int64_t cols) {
+  return {std::max<std::int64_t>(rows, cols), {{"rows", rows}, {"cols", cols}}};
+}
+
+// "ROWSxCOLS", e.g. 4096x1000.
+Problem parse_shape(const std::string& text) {
+  const std::size_t x = text.find('x');
+  std::int64_t rows = 0, cols = 0;
+  const auto parse = [](std::string_view s, std::int64_t& v) {
+    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return error == std::errc() && end == s.data() + s.size() && v >= 1 && v <= 65536;
+  };
+  if (x == std::string::npos || !parse(std::string_view(text).substr(0, x), rows) ||
+      !parse(std::string_view(text).substr(x + 1), cols)) {
+    throw std::invalid_argument("expected ROWSxCOLS, each 1 to 65536");
+  }
+  return rectangle(rows, cols);
+}
+
+std::size_t rows_of(const Problem& p) { return static_cast<std::size_t>(p.dim("rows", p.n)); }
+std::size_t cols_of(const Problem& p) { return static_cast<std::size_t>(p.dim("cols", p.n)); }
+
+// Every element read once and written once: 8 bytes an element, no FLOPs.
+Counts counts_of(const Problem& p) {
+  const double elements = static_cast<double>(rows_of(p)) * static_cast<double>(cols_of(p));
+  return {0, 8 * elements, 4 * elements, 4 * elements};
+}
+
+Footprint footprint_of(const Problem& p) {
+  const double elements = static_cast<double>(rows_of(p)) * static_cast<double>(cols_of(p));
+  return {24 * elements, 8 * elements};  // a, b, their pinned copies, the float64 reference
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  const std::size_t rows = rows_of(p), cols = cols_of(p);
+  auto in = random_inputs("transpose", {"a"}, rows * cols, seed, -1.0f, 1.0f);
+  in->shape = {rows, cols};
+  const auto& a = in->inputs[0];
+  // b's element i is (row c, column r) of b, with c = i / rows, r = i % rows: a's (r, c).
+  fill_expected(*in, [&](std::size_t i) { return static_cast<double>(a[i % rows * cols + i / rows]); });
+  return in;
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "12";
+  l.name = "transpose";
+  l.title = "Transpose";
+  l.summary =
+      "b = transpose(a): coalesced reads and writes through a shared-memory tile, and the bank conflicts a padding "
+      "column removes";
+  l.text_file = "docs/lessons/12-transpose.md";
+  l.sources = {"kernels/transpose/transpose.cu", "kernels/transpose"};
+  l.size_help = "rows = columns of the square matrix (--shape ROWSxCOLS for others)";
+  l.default_n = 4096;
+  l.max_n = 32768;
+  for (int p = 5; p <= 14; ++p) l.sweep.push_back(std::int64_t{1} << p);  // 32 ... 16384
+  // Empty, one element, under and over a tile, wide and tall, a single row, no multiple of a tile
+  // or a warp on either side.
+  l.test_problems = {rectangle(0, 7),      rectangle(7, 0),      rectangle(1, 1),   rectangle(31, 31),
+                     rectangle(33, 33),    rectangle(100, 3),    rectangle(3, 100), rectangle(1, 500),
+                     rectangle(129, 1025), rectangle(1000, 1000)};
+  l.problem = problem_of;
+  l.parse_shape = parse_shape;
+  l.shape_help = "ROWSxCOLS, e.g. 4096x1000";
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+  l.variants = {
+      {"cpu_naive",
+       "One CPU thread in a's order: reads consecutive, writes a row of b apart",
+       {{Backend::cpu, cpu("cpu_naive", tr::cpu_naive)}}},
+      {"cpu_blocked",
+       "One CPU thread, 32 x 32 tiles that stay in the cache",
+       {{Backend::cpu, cpu("cpu_blocked", tr::cpu_blocked)}}},
+      {"cpu_threads",
+       "Every CPU core (OpenMP), the tiles split between them",
+       {{Backend::cpu, cpu("cpu_threads", tr::cpu_threads)}}},
+      {"naive", "A thread per element: reads coalesced, each warp's writes 32 sectors apart",
+       kernel_backends("naive", kExact,
+                       [](const Inputs& in, std::span<float> out, const Shape& shape, int block) {
+                         tr::naive(in[0], out, shape[0], shape[1], block);
+                       })},
+      {"shared_tile",
+       "A 32 x 32 tile through shared memory: both sides coalesced, 32-way bank conflicts",
+       kernel_backends("shared_tile", kExact, tiles(tr::shared_tile)),
+       {},
+       true},
+      {"padded_tile",
+       "The tile one column wider (32 x 33): no bank conflicts",
+       kernel_backends("padded_tile", kExact, tiles(tr::padded_tile)),
+       {},
+       true},
+      {"padded_rows",
+       "The padded tile with 32 x 8 threads, 4 elements each",
+       kernel_backends("padded_rows", kExact, tiles(tr::padded_rows)),
+       {},
+       true},
+  };
+  return l;
+}
+
+}  // namespace
+
+// Lesson 12: b = transpose(a), a ladder that changes only the order of the accesses.
+const Lesson& transpose_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
