@@ -258,7 +258,9 @@ TEST_CASE("lesson 07 trains on a dataset and draws the boundary in text; bad req
   CHECK_THAT(other.output, Contains("lesson 07 does"));
 }
 
-TEST_CASE("the memory report (--memory-report) counts each kernel's requests, sectors and bank conflicts on the emulator", "[cli]") {
+TEST_CASE(
+    "the memory report (--memory-report) counts each kernel's requests, sectors and bank conflicts on the emulator",
+    "[cli]") {
   const std::string json = (std::filesystem::temp_directory_path() / "gpulab_memory_report.json").string();
   const auto r = run_command(executable("lesson03_matrix_add") +
                              " --backend emulated --memory-report --n 256 --reps 1 --warmup 0 --variant "

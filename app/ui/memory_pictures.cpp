@@ -49,7 +49,8 @@ void draw_warp_request(const emulated::LineTraffic& line, ImVec2 size) {
   // What each lane touches: banks (4-byte words) or sectors (32 bytes), relative to a 128-byte line.
   // Shared memory serves 8-byte accesses 16 lanes at a time and 16-byte ones 8 at a time (a phase):
   // a bank conflicts when one phase needs several of its words.
-  const int lanes_per_phase = r.bytes_per_lane <= 4 ? 32 : r.bytes_per_lane <= 8 ? 16 : 8;
+  const int lanes_per_phase =
+      static_cast<int>(emulated::lanes_per_shared_phase(static_cast<unsigned>(r.bytes_per_lane)));
   std::map<std::pair<int, std::int64_t>, std::set<std::int64_t>> words_of;  // (phase, bank) -> distinct words
   std::map<std::int64_t, std::size_t> most_words;                           // bank -> the most in one phase
   std::vector<std::int64_t> sectors;

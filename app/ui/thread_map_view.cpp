@@ -2,6 +2,7 @@
 #include "ui/thread_map_view.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "ui/memory_pictures.hpp"
@@ -32,6 +33,13 @@ void draw_thread_map(const ThreadMap& map, ImVec2 size, const WarpSectors* secto
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ThreadCell* under_mouse = nullptr;
   const int blocks_per_row = std::max(1, map.grid_x);
+  // The sectors per request of the warp that handled a cell, where counted.
+  const auto sectors_of = [&](const ThreadCell& t) -> std::optional<double> {
+    if (sectors == nullptr) return std::nullopt;
+    const auto w = sectors->find(
+        {static_cast<std::uint64_t>(t.block_y * blocks_per_row + t.block_x), static_cast<unsigned>(t.warp)});
+    return w != sectors->end() ? std::optional<double>(w->second) : std::nullopt;
+  };
   for (const ThreadCell& t : map.threads) {
     const auto [r, c] = place(t);
     const ImVec2 a{origin.x + static_cast<float>(c) * cell, origin.y + static_cast<float>(r) * cell};
@@ -39,12 +47,9 @@ void draw_thread_map(const ThreadMap& map, ImVec2 size, const WarpSectors* secto
     // Colour by warp; neighbouring blocks alternate in brightness so their edges show.
     const int block = t.block_y * blocks_per_row + t.block_x;
     const float alpha = block % 2 == 0 ? 0.95f : 0.6f;
-    const auto warp_sectors = sectors != nullptr
-                                  ? sectors->find({static_cast<std::uint64_t>(block), static_cast<unsigned>(t.warp)})
-                                  : WarpSectors::const_iterator{};
     if (t.inside() && sectors != nullptr) {
-      const ImU32 colour =
-          warp_sectors != sectors->end() ? sectors_colour(warp_sectors->second) : IM_COL32(90, 90, 90, 255);
+      const std::optional<double> warp_sectors = sectors_of(t);
+      const ImU32 colour = warp_sectors ? sectors_colour(*warp_sectors) : IM_COL32(90, 90, 90, 255);
       draw->AddRectFilled(a, b, (colour & 0x00FFFFFFu) | (static_cast<ImU32>(alpha * 255) << IM_COL32_A_SHIFT));
     } else if (t.inside()) {
       draw->AddRectFilled(a, b, series_colour(static_cast<std::size_t>(t.warp), alpha));
@@ -74,10 +79,8 @@ void draw_thread_map(const ThreadMap& map, ImVec2 size, const WarpSectors* secto
       ImGui::Text("blockIdx.x = %d, threadIdx.x = %d", t.block_x, t.thread_x);
     }
     ImGui::Text("warp %d of its block, lane %d", t.warp, t.lane);
-    if (sectors != nullptr) {
-      const auto w = sectors->find(
-          {static_cast<std::uint64_t>(t.block_y * blocks_per_row + t.block_x), static_cast<unsigned>(t.warp)});
-      if (w != sectors->end()) ImGui::Text("its warp's global requests: %.2f sectors each (4 is coalesced)", w->second);
+    if (const std::optional<double> s = sectors_of(t)) {
+      ImGui::Text("its warp's global requests: %.2f sectors each (4 is coalesced)", *s);
     }
     if (!t.inside()) {
       ImGui::TextColored({1, 0.4f, 0.4f, 1}, "outside the data: stopped by the bounds guard");

@@ -34,9 +34,14 @@ namespace {
 
 constexpr std::uint64_t kMaxWarpsKept = 65536;
 
+// A source line's (or instruction's) requests, with the costliest one kept for the pictures.
 struct LineAccumulator {
   Traffic traffic;
   WarpRequest worst;
+  void add(const Traffic& t, const WarpRequest& request) {
+    if (traffic.requests == 0 || request.units > worst.units) worst = request;
+    traffic += t;
+  }
 };
 using LineKey = std::pair<const void*, int>;  // instruction, kind
 
@@ -48,7 +53,6 @@ struct State {
   unsigned threads_per_block = 0;
   std::uint64_t dynamic_shared = 0, static_shared = 0;
   bool keep_warps = false;  // this launch's warps are kept (its kernel's first launch)
-  std::map<LineKey, LineAccumulator> lines;
   std::map<std::pair<std::uint64_t, unsigned>, WarpTraffic> warps;
   std::vector<KernelTraffic> kernels;
   std::map<std::string, std::map<LineKey, LineAccumulator>> kernel_lines;  // by kernel, over its launches
@@ -93,8 +97,10 @@ std::uint32_t next_time(unsigned thread, const void* pc) {
 std::pair<std::uint64_t, std::uint64_t> shared_wavefronts(const Access* first, const Access* last) {
   unsigned widest = 0;
   for (const Access* a = first; a != last; ++a) widest = std::max<unsigned>(widest, a->size);
-  const unsigned lanes_per_phase = widest <= 4 ? 32 : widest <= 8 ? 16 : 8;
-  std::vector<std::uintptr_t> phase_addresses[32];
+  const unsigned lanes_per_phase = lanes_per_shared_phase(widest);
+  thread_local std::vector<std::uintptr_t> phase_addresses[32];
+  thread_local std::vector<std::uint64_t> words;
+  for (auto& phase : phase_addresses) phase.clear();
   for (const Access* a = first; a != last; ++a) {
     phase_addresses[(a->thread % 32) / lanes_per_phase].push_back(a->address << 8 | a->size);
   }
@@ -105,7 +111,7 @@ std::pair<std::uint64_t, std::uint64_t> shared_wavefronts(const Access* first, c
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
     if (p > 0 && phase_addresses[p - 1] == mine) continue;  // the same addresses as the phase before: served with it
-    std::vector<std::uint64_t> words;
+    words.clear();
     for (const std::uintptr_t packed : mine) {
       const std::uintptr_t address = packed >> 8, size = packed & 0xFF;
       for (std::uint64_t w = address >> 2; w <= (address + size - 1) >> 2; ++w) words.push_back(w);
@@ -126,23 +132,20 @@ struct Cost {
   WarpRequest request;
 };
 
-Cost cost(const Access* first, const Access* last, bool shared) {
-  // Sectors (32 bytes) or words (4 bytes) each lane's bytes fall in, and the distinct addresses.
-  thread_local std::vector<std::uint64_t> units;
+// Global memory: the distinct 32-byte sectors the lanes' bytes fall in, and the fewest sectors
+// the distinct bytes asked for could take. Returns (sectors, ideal).
+std::pair<std::uint64_t, std::uint64_t> global_sectors(const Access* first, const Access* last) {
+  thread_local std::vector<std::uint64_t> sectors;
   thread_local std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
-  units.clear();
+  sectors.clear();
   ranges.clear();
-  const unsigned shift = shared ? 2 : 5;
-  std::uintptr_t lowest = first->address;
-  Cost c;
   for (const Access* a = first; a != last; ++a) {
-    for (std::uint64_t u = a->address >> shift; u <= (a->address + a->size - 1) >> shift; ++u) units.push_back(u);
+    for (std::uint64_t s = a->address >> 5; s <= (a->address + a->size - 1) >> 5; ++s) sectors.push_back(s);
     ranges.emplace_back(a->address, a->address + a->size);
-    lowest = std::min(lowest, a->address);
-    c.traffic.bytes += a->size;
   }
-  std::sort(units.begin(), units.end());
-  units.erase(std::unique(units.begin(), units.end()), units.end());
+  std::sort(sectors.begin(), sectors.end());
+  const auto distinct_sectors =
+      static_cast<std::uint64_t>(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
   // The bytes the request asks for, each once (lanes reading one address share it).
   std::sort(ranges.begin(), ranges.end());
   std::uint64_t distinct_bytes = 0;
@@ -152,15 +155,18 @@ Cost cost(const Access* first, const Access* last, bool shared) {
     if (end > from) distinct_bytes += end - from;
     covered = std::max(covered, end);
   }
-  c.traffic.requests = 1;
-  if (shared) {
-    const auto [wavefronts, phases] = shared_wavefronts(first, last);
-    c.traffic.units = wavefronts;
-    c.traffic.ideal = phases;
-  } else {
-    c.traffic.units = units.size();
-    c.traffic.ideal = (distinct_bytes + 31) / 32;
+  return {distinct_sectors, (distinct_bytes + 31) / 32};
+}
+
+Cost cost(const Access* first, const Access* last, bool shared) {
+  Cost c;
+  std::uintptr_t lowest = first->address;
+  for (const Access* a = first; a != last; ++a) {
+    lowest = std::min(lowest, a->address);
+    c.traffic.bytes += a->size;
   }
+  c.traffic.requests = 1;
+  std::tie(c.traffic.units, c.traffic.ideal) = shared ? shared_wavefronts(first, last) : global_sectors(first, last);
   c.request.bytes_per_lane = first->size;
   c.request.offset.fill(-1);
   c.request.units = c.traffic.units;
@@ -169,12 +175,6 @@ Cost cost(const Access* first, const Access* last, bool shared) {
     c.request.offset[a->thread % 32] = static_cast<std::int64_t>(a->address - base);
   }
   return c;
-}
-
-void add(std::map<LineKey, LineAccumulator>& into, const LineKey& key, const Cost& c) {
-  LineAccumulator& line = into[key];
-  if (line.traffic.requests == 0 || c.traffic.units > line.worst.units) line.worst = c.request;
-  line.traffic += c.traffic;
 }
 
 }  // namespace
@@ -207,7 +207,6 @@ void begin_launch(const char* kernel, unsigned threads_per_block, std::uint64_t 
   s.threads_per_block = threads_per_block;
   s.dynamic_shared = dynamic_shared_bytes;
   s.static_shared = 0;
-  s.lines.clear();
   s.warps.clear();
   s.keep_warps = s.per_warp && std::none_of(s.kernels.begin(), s.kernels.end(),
                                             [&](const KernelTraffic& k) { return k.kernel == s.kernel; });
@@ -222,12 +221,6 @@ void end_block() {
       if (a.declaration != nullptr) static_shared += a.bytes;
     }
   }
-  {
-    State& s = state();
-    std::lock_guard lock(s.mutex);
-    s.static_shared = std::max(s.static_shared, static_shared);
-  }
-  if (log.accesses.empty()) return;
   const auto by_request = [](const Access& a, const Access& b) {
     return std::make_tuple(a.thread / 32, a.pc, a.kind, a.time) < std::make_tuple(b.thread / 32, b.pc, b.kind, b.time);
   };
@@ -240,7 +233,7 @@ void end_block() {
     while (j < all.size() && !by_request(all[i], all[j])) ++j;
     const bool shared = is_shared(static_cast<MemoryKind>(all[i].kind));
     const Cost c = cost(&all[i], &all[i] + (j - i), shared);
-    add(lines, {all[i].pc, all[i].kind}, c);
+    lines[{all[i].pc, all[i].kind}].add(c.traffic, c.request);
     if (!shared) {
       WarpTraffic& w = warps[all[i].thread / 32u];
       ++w.requests;
@@ -253,11 +246,9 @@ void end_block() {
   for (auto& runs : log.runs) runs.clear();
   State& s = state();
   std::lock_guard lock(s.mutex);
-  for (const auto& [key, line] : lines) {
-    LineAccumulator& into = s.lines[key];
-    if (into.traffic.requests == 0 || line.worst.units > into.worst.units) into.worst = line.worst;
-    into.traffic += line.traffic;
-  }
+  s.static_shared = std::max(s.static_shared, static_shared);
+  auto& kernel_lines = s.kernel_lines[s.kernel];
+  for (const auto& [key, line] : lines) kernel_lines[key].add(line.traffic, line.worst);
   if (s.keep_warps) {
     for (auto [warp, w] : warps) {
       if (s.warps.size() >= kMaxWarpsKept) break;
@@ -286,13 +277,6 @@ void end_launch() {
   if (s.keep_warps) {
     for (const auto& [key, w] : s.warps) it->warps.push_back(w);
   }
-  auto& lines = s.kernel_lines[s.kernel];
-  for (const auto& [key, line] : s.lines) {
-    it->traffic[static_cast<std::size_t>(key.second)] += line.traffic;
-    LineAccumulator& into = lines[key];
-    if (into.traffic.requests == 0 || line.worst.units > into.worst.units) into.worst = line.worst;
-    into.traffic += line.traffic;
-  }
 }
 
 std::vector<KernelTraffic> stop() {
@@ -309,12 +293,12 @@ std::vector<KernelTraffic> stop() {
   }
   // Lines by their place in the source (an inlined helper's accesses may come from several
   // instructions of one line), costliest first: the most sectors or wavefronts.
+  // The kernel's totals are its lines' (over all its launches).
   for (KernelTraffic& k : kernels) {
     std::map<std::pair<std::string, int>, LineAccumulator> by_place;
     for (const auto& [key, line] : kernel_lines[k.kernel]) {
-      LineAccumulator& into = by_place[{check::where(key.first), key.second}];
-      if (into.traffic.requests == 0 || line.worst.units > into.worst.units) into.worst = line.worst;
-      into.traffic += line.traffic;
+      k.traffic[static_cast<std::size_t>(key.second)] += line.traffic;
+      by_place[{check::where(key.first), key.second}].add(line.traffic, line.worst);
     }
     for (const auto& [place, line] : by_place) {
       k.lines.push_back({place.first, static_cast<MemoryKind>(place.second), line.traffic, line.worst});

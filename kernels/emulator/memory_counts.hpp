@@ -20,6 +20,12 @@ inline constexpr int kMemoryKinds = 4;
 inline bool is_shared(MemoryKind k) { return k == MemoryKind::shared_load || k == MemoryKind::shared_store; }
 const char* to_string(MemoryKind kind);  // "global loads"
 
+// Shared memory serves a warp's request in phases of at most 128 bytes: all 32 lanes at once for
+// 4-byte accesses, 16 at a time for 8-byte ones, 8 for 16-byte ones.
+inline unsigned lanes_per_shared_phase(unsigned bytes_per_lane) {
+  return bytes_per_lane <= 4 ? 32 : bytes_per_lane <= 8 ? 16 : 8;
+}
+
 // One kind of access of one kernel (or one source line of it).
 struct Traffic {
   std::uint64_t requests = 0;  // warp-level instructions
