@@ -81,3 +81,22 @@ TEST_CASE("a backend's build calls its own launchers, qualified, and keeps every
   CHECK_THAT(out, Contains("\nvoid first(std::span<float> y"));
   CHECK(count(out, "\n") == count(kSource, "\n") + 2);  // + the #include of cuda_runtime.h and the #line
 }
+
+TEST_CASE("every __shared__ array of a kernel is the block's, bounds with parentheses included", "[rewrite]") {
+  const std::string source = R"(namespace gpulab::topic {
+__global__ void kernel(unsigned* y) {
+  __shared__ unsigned first, totals[8];
+  __shared__ unsigned exchange[8][32 * (16 + 1)];
+  static __shared__ float scale;
+}
+}  // namespace gpulab::topic
+)";
+  RewriteOptions options;
+  options.emulated = true;
+  options.backend_namespace = "emulated";
+  const std::string out = rewrite_cuda(source, "kernels/topic/topic.cu", options);
+  CHECK_THAT(out, Contains("auto& totals = ::gpulab::emulated::static_shared<unsigned [8]>"));
+  CHECK_THAT(out, Contains("auto& exchange = ::gpulab::emulated::static_shared<unsigned [8][32 * (16 + 1)]>"));
+  CHECK_THAT(out, Contains("auto& scale = ::gpulab::emulated::static_shared<float>"));
+  CHECK(count(out, "__shared__") == 0);
+}

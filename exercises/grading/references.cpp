@@ -194,6 +194,58 @@ std::vector<Reference> make_references() {
                    return Values{{"b", e}};
                  }});
 
+  // s[0] = Σ x, exact: the inputs are whole numbers from −8 to 8, so while |Σ| < 2^24 every partial
+  // sum is a whole number a float holds exactly, in any order a kernel adds them — a missed or
+  // doubled element always shows, and no order is favoured.
+  Reference sum_ref;
+  sum_ref.name = "sum";
+  sum_ref.inputs = [](const Case& c, std::uint64_t seed, CaseData& d) {
+    auto& x = d.arrays["x"];
+    x = uniform(static_cast<std::size_t>(c.sizes.at("n")), seed, 0, -1.0f, 1.0f);
+    for (double& v : x) v = std::round(v * 8);
+  };
+  sum_ref.compute = [](const CaseData& d) {
+    const auto& x = array(d, "x");
+    Expected e;
+    e.value.assign(1, 0.0);
+    for (const double v : x) e.value[0] += v;
+    e.bound.assign(1, 0.0);
+    return Values{{"s", e}};
+  };
+  all.push_back(sum_ref);
+
+  // bins[v] = how many bytes of x equal v: exact. Inputs "random" (uniform bytes) or "skewed"
+  // (9 in 10 the one value 42: many threads add to one bin at once).
+  Reference histogram_ref;
+  histogram_ref.name = "histogram";
+  histogram_ref.inputs = [](const Case& c, std::uint64_t seed, CaseData& d) {
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(c.sizes.at("n")));
+    fill_bytes(bytes, seed, 0, c.inputs == "skewed" ? 0.9 : 0.0, 42);
+    d.arrays["x"].assign(bytes.begin(), bytes.end());
+  };
+  histogram_ref.compute = [](const CaseData& d) {
+    Expected e;
+    e.value.assign(256, 0.0);
+    for (const double v : array(d, "x")) e.value[static_cast<std::size_t>(v)] += 1;
+    e.bound.assign(256, 0.0);
+    return Values{{"bins", e}};
+  };
+  all.push_back(histogram_ref);
+
+  // y[i] = x[0] + … + x[i], unsigned ints wrapping at 2^32: exact in any order
+  all.push_back({"inclusive_scan", {}, [](const CaseData& d) {
+                   const auto& x = array(d, "x");
+                   Expected e;
+                   e.value.resize(x.size());
+                   e.bound.assign(x.size(), 0.0);
+                   std::uint64_t sum = 0;
+                   for (std::size_t i = 0; i < x.size(); ++i) {
+                     sum += static_cast<std::uint64_t>(x[i]);
+                     e.value[i] = static_cast<double>(static_cast<std::uint32_t>(sum));
+                   }
+                   return Values{{"y", e}};
+                 }});
+
   // s[r] = Σ over the columns c of a[r][c] (2·cols·u·Σ|a|)
   all.push_back({"row_sums", {}, [](const CaseData& d) {
                    const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");

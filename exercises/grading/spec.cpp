@@ -202,7 +202,7 @@ Spec read_spec(const fs::path& folder) {
       Performance p;
       p.at.sizes = sizes_of(perf.at("sizes"), where);
       p.at.catches = "performance";
-      p.at.inputs = "random";
+      p.at.inputs = perf.value("values", std::string("random"));
       p.bytes = perf.value("bytes", std::string{});
       p.flops = perf.value("flops", std::string{});
       p.bands = perf.at("bands").get<std::vector<std::pair<double, double>>>();

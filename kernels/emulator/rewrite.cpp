@@ -242,7 +242,16 @@ std::string static_shared_declaration(const std::string& s, std::size_t statemen
       words.erase(p, drop.size());
     }
   }
-  if (words.find('=') != std::string::npos || words.find('(') != std::string::npos) return "";
+  // An initialiser or a function: `=` or `(` outside the array bounds (a bound may hold either:
+  // tile[kWarps][32 * (kItems + 1)]).
+  std::string outside_bounds;
+  int depth = 0;
+  for (const char c : words) {
+    if (c == '[') ++depth;
+    if (depth == 0) outside_bounds += c;
+    if (c == ']') --depth;
+  }
+  if (outside_bounds.find('=') != std::string::npos || outside_bounds.find('(') != std::string::npos) return "";
   const std::vector<std::string> declarators = split_declarators(one_line(words));
   std::string base;
   std::string out;

@@ -15,13 +15,13 @@ CheckResult CpuArrayRun::check() const {
   return compare(out_, in_.expected, tolerance_, in_.topic + " " + name_ + " (cpu)");
 }
 
-RunFactory cpu_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn) {
-  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    return std::make_unique<CpuArrayRun>(in, name, tolerance, fn);
+RunFactory cpu_array_run(const std::string& name, const ToleranceOf& tolerance, ArrayFunction fn) {
+  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
+    return std::make_unique<CpuArrayRun>(in, name, tolerance(in, options.block), fn);
   });
 }
 
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const ToleranceOf& tolerance,
                                                             const ArrayFunction& fn,
                                                             const OccupancyFunction& occupancy) {
   return on_devices([&]<typename Target>() { return kernel_array_run<Target>(name, tolerance, fn, occupancy); });

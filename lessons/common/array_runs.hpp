@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -115,13 +116,28 @@ class KernelArrayRun : public Run {
   typename Target::template DeviceBuffer<float> out_;
 };
 
-RunFactory cpu_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn);
+// A tolerance that depends on the data and the launch: a sum's rounding error grows with the
+// number of additions in a row, which n and the block size set (lesson 13).
+// Most lessons give one Tolerance, which converts.
+class ToleranceOf {
+ public:
+  ToleranceOf(Tolerance tolerance) : of_([tolerance](const ArrayInstance&, int) { return tolerance; }) {}
+  template <typename F>
+  requires std::is_invocable_r_v<Tolerance, F, const ArrayInstance&, int> ToleranceOf(F of) : of_(std::move(of)) {}
+  Tolerance operator()(const ArrayInstance& in, int block) const { return of_(in, block); }
+
+ private:
+  std::function<Tolerance(const ArrayInstance&, int)> of_;
+};
+
+RunFactory cpu_array_run(const std::string& name, const ToleranceOf& tolerance, ArrayFunction fn);
 
 template <typename Target>
-RunFactory kernel_array_run(const std::string& name, Tolerance tolerance, ArrayFunction fn,
+RunFactory kernel_array_run(const std::string& name, ToleranceOf tolerance, ArrayFunction fn,
                             OccupancyFunction occupancy = {}) {
   return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-    return std::make_unique<KernelArrayRun<Target>>(in, name, tolerance, options.block, fn, occupancy);
+    return std::make_unique<KernelArrayRun<Target>>(in, name, tolerance(in, options.block), options.block, fn,
+                                                    occupancy);
   });
 }
 
@@ -150,7 +166,7 @@ RunFactory one_block_run(const std::string& name, Tolerance tolerance, ArrayFunc
 }
 
 // A kernel variant on every device backend this build has, from one kernel source.
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, Tolerance tolerance,
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const ToleranceOf& tolerance,
                                                             const ArrayFunction& fn,
                                                             const OccupancyFunction& occupancy = {});
 // The same for a one-block variant (see one_block_run).

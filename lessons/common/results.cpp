@@ -58,6 +58,14 @@ std::string dims_text(const Problem& p) {
   if (d.size() == 2 && d.count("chunks") && d.count("streams")) {
     return fmt::format("{} in {} chunks / {} streams", p.n, d["chunks"], d["streams"]);
   }
+  // Lesson 14's bytes and the share of them that is one value: "268435456, 100 % one value".
+  if (d.size() == 2 && d.count("n") && d.count("skew")) {
+    return d["skew"] == 0 ? fmt::format("{} uniform", p.n) : fmt::format("{}, {} % one value", p.n, d["skew"]);
+  }
+  // Lesson 15's elements and the kind of scan: "268435456, exclusive".
+  if (d.size() == 2 && d.count("n") && d.count("exclusive")) {
+    return fmt::format("{}, {}", p.n, d["exclusive"] != 0 ? "exclusive" : "inclusive");
+  }
   // A network, its batch per GPU and the GPUs: "784→128→10, batch 128 × 2 GPUs" (0: every GPU).
   if (d.count("batch") && d.count("hidden") && d.count("gpus")) {
     return fmt::format("{}→{}→{}, batch {} × {}", d["in"], d["hidden"], d["out"], d["batch"],

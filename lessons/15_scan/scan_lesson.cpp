@@ -1,0 +1,134 @@
+// Lesson 15, scan: the workload, its variants, what it counts and how it is checked.
+#include "common/lesson.hpp"
+
+#include <cstdio>
+#include <span>
+
+#include "common/exact_runs.hpp"
+#include "common/random.hpp"
+#include "scan/scan.hpp"
+
+namespace gpulab {
+
+namespace {
+
+namespace sc = scan;
+using Instance15 = ExactInstance<unsigned int, unsigned int>;
+using Ints = std::span<const unsigned int>;
+using Out = std::span<unsigned int>;
+
+bool exclusive_of(const Problem& p) { return p.dim("exclusive", 0) != 0; }
+
+// The problem says inclusive or exclusive; each launcher takes it.
+ExactFunction<unsigned int, unsigned int> scanned(void (*fn)(Ints, Out, bool)) {
+  return [fn](Ints x, Out y, const Problem& p, int) { fn(x, y, exclusive_of(p)); };
+}
+
+// --n N: an inclusive scan; --shape N:exclusive (or N:inclusive).
+Problem problem_of(std::int64_t n) { return {n, {{"n", n}, {"exclusive", 0}}}; }
+
+Problem parse_shape(const std::string& text) {
+  long long n = 0;
+  char kind[16] = {};
+  if (std::sscanf(text.c_str(), "%lld:%15s", &n, kind) != 2 ||
+      (std::string(kind) != "inclusive" && std::string(kind) != "exclusive")) {
+    throw std::invalid_argument("'" + text + "' is not N:inclusive or N:exclusive (e.g. 268435456:exclusive)");
+  }
+  if (n < 0 || n > (std::int64_t{1} << 32)) throw std::invalid_argument("N must be 0 to 2^32 elements");
+  return {n, {{"n", n}, {"exclusive", std::string(kind) == "exclusive" ? 1 : 0}}};
+}
+
+// One read and one write of 4 bytes an element, one addition.
+Counts counts_of(const Problem& p) {
+  const auto n = static_cast<double>(p.n);
+  return {n, 8 * n, 4 * n, 4 * n};
+}
+
+Footprint footprint_of(const Problem& p) {
+  const auto n = static_cast<double>(p.n);
+  return {20 * n, 8 * n};  // x, the reference, pinned x and y; x and y on the device
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  auto in = std::make_unique<Instance15>();
+  in->topic = "scan";
+  in->element = "y";
+  const auto n = static_cast<std::size_t>(p.n);
+  // Whole numbers 0 … 255 (bytes drawn as every input is): the sums wrap at 2^32 past 16.8
+  // million elements, which every variant must do the same way.
+  std::vector<unsigned char> bytes(n);
+  fill_bytes(bytes, seed, 0, 0.0, 0);
+  in->x.assign(bytes.begin(), bytes.end());
+  in->expected.resize(n);
+  const bool exclusive = exclusive_of(p);
+  std::uint64_t sum = 0;  // in 64 bits, wrapped to 32 for each element
+  for (std::size_t i = 0; i < n; ++i) {
+    in->expected[i] = static_cast<unsigned int>(exclusive ? sum : sum + in->x[i]);
+    sum += in->x[i];
+  }
+  return in;
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "15";
+  l.name = "scan";
+  l.title = "Scan";
+  l.summary =
+      "y = prefix sums of x: Hillis–Steele and Blelloch in a block, scan-then-propagate, one pass with "
+      "decoupled look-back";
+  l.text_file = "docs/lessons/15-scan.md";
+  l.sources = {"kernels/scan/scan.cu", "kernels/scan"};
+  l.size_help = "elements to scan (--shape N:exclusive for an exclusive scan)";
+  l.default_n = 1 << 24;
+  l.max_n = std::int64_t{1} << 32;
+  for (int e = 10; e <= 28; e += 2) l.sweep.push_back(std::int64_t{1} << e);
+  l.problem = problem_of;
+  l.parse_shape = parse_shape;
+  l.shape_help = "N:inclusive or N:exclusive, e.g. 268435456:exclusive";
+  // Empty, one, a warp ± 1, a block and two (2^k ± 1), a look-back tile ± 1, past 2^24 (the sums
+  // wrap), both kinds.
+  for (const char* shape :
+       {"0:inclusive", "1:inclusive", "1:exclusive", "31:inclusive", "33:exclusive", "255:inclusive", "257:exclusive",
+        "511:inclusive", "513:inclusive", "4095:exclusive", "4097:inclusive", "65537:exclusive", "262145:inclusive",
+        "1048579:exclusive", "1048579:inclusive"}) {
+    l.test_problems.push_back(parse_shape(shape));
+  }
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+  l.ladder_reference = "cub";
+  l.variants = {
+      {"cpu_sequential", "One CPU thread, the running sum", exact_cpu("cpu_sequential", scanned(sc::cpu_sequential))},
+      {"cpu_std", "std::inclusive_scan / std::exclusive_scan", exact_cpu("cpu_std", scanned(sc::cpu_std))},
+      {"cpu_threads", "Every CPU core (OpenMP): slice sums, their scan, each slice scanned from its offset",
+       exact_cpu("cpu_threads", scanned(sc::cpu_threads))},
+      {"hillis_steele",
+       "Hillis–Steele in a block (n·log n additions), then scan-then-propagate",
+       exact_kernels("hillis_steele", scanned(sc::hillis_steele)),
+       {},
+       true},
+      {"blelloch",
+       "Blelloch's up- and down-sweep in a block (2n additions), then scan-then-propagate",
+       exact_kernels("blelloch", scanned(sc::blelloch)),
+       {},
+       true},
+      {"decoupled_lookback",
+       "One pass: tiles of 4096 in registers and shuffles, offsets by decoupled look-back",
+       exact_kernels("decoupled_lookback", scanned(sc::decoupled_lookback)),
+       {},
+       true},
+      {"cub", "cub::DeviceScan: the CUDA library", exact_kernels("cub", scanned(sc::cub_scan)), {}, true},
+  };
+  return l;
+}
+
+}  // namespace
+
+// Lesson 15: prefix sums, the pattern behind stream compaction, radix sort and allocation.
+const Lesson& scan_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
