@@ -187,17 +187,15 @@ __global__ void sum_vector_loads(const float* __restrict__ x, float* sum, std::s
 
 namespace {
 
-void check_size(std::span<float> sum) {
-  if (sum.size() != 1) throw std::invalid_argument("reduction: sum must hold exactly one float");
-}
-
 // Every kernel adds into the sum, so it starts at 0 (queued before the kernel, on its stream).
-void zero(std::span<float> sum) { GPULAB_CUDA_CHECK(cudaMemsetAsync(sum.data(), 0, sizeof(float))); }
+void zero(std::span<float> sum) {
+  if (sum.size() != 1) throw std::invalid_argument("reduction: sum must hold exactly one float");
+  GPULAB_CUDA_CHECK(cudaMemsetAsync(sum.data(), 0, sizeof(float)));
+}
 
 }  // namespace
 
 void atomic_per_element(std::span<const float> x, std::span<float> sum, int threads) {
-  check_size(sum);
   zero(sum);
   if (x.empty()) return;
   const dim3 grid(blocks_for(x.size(), static_cast<unsigned int>(threads)));
@@ -206,7 +204,6 @@ void atomic_per_element(std::span<const float> x, std::span<float> sum, int thre
 }
 
 void tree_divergent(std::span<const float> x, std::span<float> sum) {
-  check_size(sum);
   zero(sum);
   if (x.empty()) return;
   const dim3 grid(blocks_for(x.size(), kBlock));
@@ -215,7 +212,6 @@ void tree_divergent(std::span<const float> x, std::span<float> sum) {
 }
 
 void sequential_addressing(std::span<const float> x, std::span<float> sum) {
-  check_size(sum);
   zero(sum);
   if (x.empty()) return;
   const dim3 grid(blocks_for(x.size(), kBlock));
@@ -224,7 +220,6 @@ void sequential_addressing(std::span<const float> x, std::span<float> sum) {
 }
 
 void add_during_load(std::span<const float> x, std::span<float> sum) {
-  check_size(sum);
   zero(sum);
   if (x.empty()) return;
   const dim3 grid(blocks_for(x.size(), 2 * kBlock));
@@ -233,7 +228,6 @@ void add_during_load(std::span<const float> x, std::span<float> sum) {
 }
 
 void warp_shuffle(std::span<const float> x, std::span<float> sum) {
-  check_size(sum);
   zero(sum);
   if (x.empty()) return;
   const dim3 grid(blocks_for(x.size(), 2 * kBlock));
@@ -242,7 +236,6 @@ void warp_shuffle(std::span<const float> x, std::span<float> sum) {
 }
 
 void cooperative_groups(std::span<const float> x, std::span<float> sum) {
-  check_size(sum);
   zero(sum);
   if (x.empty()) return;
   const dim3 grid(blocks_for(x.size(), 2 * kBlock));
@@ -260,7 +253,6 @@ std::size_t vector_loads_blocks(std::size_t n) {
 }
 
 void vector_loads(std::span<const float> x, std::span<float> sum) {
-  check_size(sum);
   zero(sum);
   if (x.empty()) return;
   if (!aligned16(x.data())) throw std::invalid_argument("reduction vector_loads: x must be 16-byte aligned");
