@@ -181,4 +181,12 @@ function(gpulab_add_lesson number name)
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_LIBS ${lib})
   set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_NAMES ${name})
+  get_property(part GLOBAL PROPERTY GPULAB_COURSE_PART)
+  set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_PARTS "${part}")
+endfunction()
+
+# The part of the course the gpulab_add_lesson lines after it belong to ("Parallel patterns"):
+# the app's list and the README's table head each part with it.
+function(gpulab_course_part title)
+  set_property(GLOBAL PROPERTY GPULAB_COURSE_PART "${title}")
 endfunction()

@@ -7,16 +7,17 @@ namespace gpulab {
 
 // Each lesson's folder defines NAME_lesson(); lessons.inc (written by lessons/CMakeLists.txt from
 // its gpulab_add_lesson lines) lists them in order.
-#define X(name) const Lesson& name##_lesson();
+#define X(name, part) const Lesson& name##_lesson();
 #include "lessons.inc"
 #undef X
 
 namespace {
 
-// A lesson as the executables and the app see it: its exercises' files as the variant `yours`
-// (exercises/NN_*/, found at run time), and every instance knowing the problem it was made for.
-Lesson with_exercises(const Lesson& own) {
+// A lesson as the executables and the app see it: the part of the course it is in, its exercises' files as the variant
+// `yours` (exercises/NN_*/, found at run time), and every instance knowing the problem it was made for.
+Lesson with_exercises(const Lesson& own, const char* part) {
   Lesson l = own;
+  l.part = part;
   l.make_instance = [make = own.make_instance](const Problem& p, std::uint64_t seed) {
     std::unique_ptr<Instance> instance = make(p, seed);
     instance->problem = p;
@@ -31,7 +32,7 @@ Lesson with_exercises(const Lesson& own) {
 }  // namespace
 
 const std::vector<const Lesson*>& all_lessons() {
-#define X(name) with_exercises(name##_lesson()),
+#define X(name, part) with_exercises(name##_lesson(), part),
   static const std::vector<Lesson> lessons = {
 #include "lessons.inc"
   };

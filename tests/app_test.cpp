@@ -138,6 +138,21 @@ TEST_CASE("the ladder puts every series' GFLOP/s at the size most of them share,
   CHECK(set.ladder("02").bars.empty());
 }
 
+TEST_CASE("a memory-bound lesson's ladder is in GB/s: a histogram has no FLOPs to rank", "[app]") {
+  SeriesSet set;
+  auto with_gbps = [](Result r, double gbps) {
+    r.gbps = gbps, r.gflops = 0;
+    return r;
+  };
+  set.add(with_gbps(result("shared_privatized", Backend::gpu, 1 << 28, 0.4), 660));
+  set.add(with_gbps(result("warp_copies", Backend::gpu, 1 << 28, 0.15), 1800));
+  CHECK(set.ladder("01").bars.empty());  // in GFLOP/s: nothing
+  const Ladder ladder = set.ladder("01", RateKind::gbps);
+  REQUIRE(ladder.bars.size() == 2);
+  CHECK(ladder.bars[0].variant == "shared_privatized");
+  CHECK(ladder.bars[1].value == 1800);
+}
+
 TEST_CASE("series group results by variant, backend and source, and keep one point per size", "[app]") {
   SeriesSet set;
   set.add(result("cpu_loop", Backend::cpu, 1024, 1.0));

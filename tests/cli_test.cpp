@@ -172,12 +172,26 @@ TEST_CASE("a block-size sweep runs each kernel at each size, with its occupancy"
   CHECK_THAT(r.output, Contains("occupancy") && Contains("  32  ") && Contains("1024"));
 }
 
-TEST_CASE("thread maps and block sweeps refuse what they cannot do", "[cli]") {
+TEST_CASE("a reduction tree printed level by level (--steps), as the emulator ran it", "[cli]") {
+  const auto r =
+      run_command(executable("lesson13_reduction") + " --steps --n 256 --variant sequential_addressing --seed 5");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("sum_sequential_addressing — block 0, 256 threads; 'partial' (256 × float)") &&
+                           Contains("phase 1 (until the __syncthreads() at kernels/reduction/reduction.cu:") &&
+                           Contains("128 threads wrote") && Contains("thread 0: read partial[0] = ") &&
+                           Contains("partial[128] = ") && Contains("phase 8") && Contains("1 thread wrote"));
+}
+
+TEST_CASE("thread maps, step recordings and block sweeps refuse what they cannot do", "[cli]") {
   using Row = std::tuple<std::string, std::string, std::string>;
   const auto [program, args, message] = GENERATE(table<std::string, std::string, std::string>({
       Row{"lesson01_vector_add", "--thread-map --n 10", "has no thread map"},
       Row{"lesson02_thread_hierarchy", "--thread-map --n 5000 --backend emulated", "one small size"},
       Row{"lesson03_matrix_add", "--thread-map --n 65 --backend emulated", "--n 1 to 64"},
+      Row{"lesson01_vector_add", "--steps --n 10", "draws no shared memory step by step (lessons that do: 13, 14, 15)"},
+      Row{"lesson13_reduction", "--steps --n 5000", "--n 1 to 4096"},
+      Row{"lesson13_reduction", "--steps --n 64 --variant cub", "needs CUB"},
       Row{"lesson02_thread_hierarchy", "--blocks 32,0", "--block 0 is out of range"},
       Row{"lesson02_thread_hierarchy", "--blocks 32 --block 64", "excludes"},
   }));

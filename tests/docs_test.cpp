@@ -2,6 +2,7 @@
 // text and kernel source exist.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <set>
@@ -95,9 +96,11 @@ TEST_CASE("every snippet marked in the sources is quoted by a lesson text", "[do
   }
 }
 
-TEST_CASE("every lesson folder is registered by its one line, in the order of its number", "[docs]") {
+TEST_CASE("every lesson folder is registered by its one line, in a part of the course, and the README follows",
+          "[docs]") {
   // README's "A new lesson": a folder lessons/NN_name/ and one gpulab_add_lesson line; the
-  // registry follows the lines, and each lesson says the number and name of its folder.
+  // registry follows the lines (the course's order), and each lesson says the number and name of
+  // its folder. The README's table lists the lessons in that order, each part under its title.
   std::set<std::string> folders;
   for (const auto& entry : std::filesystem::directory_iterator(root / "lessons")) {
     const std::string name = entry.path().filename().string();
@@ -106,13 +109,24 @@ TEST_CASE("every lesson folder is registered by its one line, in the order of it
       folders.insert(name);
     }
   }
+  const std::string readme = read(root / "README.md");
   std::set<std::string> registered;
-  std::string previous;
+  std::size_t previous_row = 0;
+  std::string part;
   for (const Lesson* lesson : all_lessons()) {
-    CAPTURE(lesson->id, lesson->name);
-    CHECK(lesson->id > previous);
-    previous = lesson->id;
+    CAPTURE(lesson->id, lesson->name, lesson->part);
+    CHECK_FALSE(lesson->part.empty());
     registered.insert(lesson->id + "_" + lesson->name);
+    if (lesson->part != part) {  // the part's title row comes before its first lesson
+      part = lesson->part;
+      const std::size_t title = readme.find("| | **" + part + "** | | |", previous_row);
+      CHECK(title != std::string::npos);
+      if (title != std::string::npos) previous_row = title;
+    }
+    const std::size_t row = readme.find("| " + lesson->id + " | `lesson" + lesson->id + "_" + lesson->name + "` |");
+    CHECK(row != std::string::npos);
+    CHECK(row > previous_row);
+    previous_row = std::max(previous_row, row == std::string::npos ? previous_row : row);
   }
   CHECK(registered == folders);
 }

@@ -184,9 +184,12 @@ def table(emulated, gpu):
                             differences.append((lesson, variant, kernel, column))
                 for kind, requests, conflicts, wavefronts in SHARED:
                     t = e.get(kind, {})
-                    # A few conflicts either way are noise at these counts: 10 % or 1 per 1000 requests.
+                    # A few conflicts either way are noise at these counts: 10 %, or 1 per 1000 requests
+                    # and never fewer than 8 (Nsight Compute also counts wavefronts the pipe loses to
+                    # other L1 traffic: lesson 06's tiled_kernel showed 3 and 6 of 5,632 stores in
+                    # two variants of one run on an H100, under the other GPU tests' load).
                     text, ok = cell(t.get("bank_conflicts", 0), m.get(conflicts), CONFLICT_TOLERANCE,
-                                    absolute=t.get("requests", 0) / 1000)
+                                    absolute=max(8, t.get("requests", 0) / 1000))
                     wf = m.get(wavefronts)
                     text += f" ({t.get('wavefronts', 0):,} / {wf:,.0f})" if wf is not None else ""
                     cells.append(text)

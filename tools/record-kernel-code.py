@@ -47,7 +47,9 @@ def base_name(mangled):
 
 
 def ours(mangled):
-    return "6gpulab" in mangled and "3gpu" in mangled
+    # A kernel GPU Lab defines (gpulab::gpu::…), not a library's template instantiated with one of
+    # our types as an argument (CUB's DeviceSelectSweepKernel<…gpulab::gpu::scan::Below…>).
+    return mangled.startswith("_ZN6gpulab3gpu")
 
 
 def split_functions(text, header):

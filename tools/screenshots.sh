@@ -17,6 +17,9 @@ shot visualize-lesson02 --lesson 02 --view visualize
 shot visualize-lesson03 --lesson 03 --view visualize
 shot visualize-lesson07 --lesson 07 --view visualize
 shot visualize-lesson08 --lesson 08 --view visualize
+shot visualize-lesson13 --lesson 13 --view visualize
+shot visualize-lesson14 --lesson 14 --view visualize
+shot visualize-lesson15 --lesson 15 --view visualize
 shot learn-lesson10 --lesson 10 --view learn
 shot exercise-lesson06 --lesson 06 --grade --hints 1
 shot run-lesson05 --lesson 05 --run --n 256 --backend cpu --backend emulated

@@ -119,13 +119,14 @@ std::vector<PlotLine> SeriesSet::rates(const std::string& lesson, RateKind kind)
   });
 }
 
-Ladder SeriesSet::ladder(const std::string& lesson) const {
+Ladder SeriesSet::ladder(const std::string& lesson, RateKind kind) const {
+  const auto rate = [kind](const Result& r) { return kind == RateKind::gbps ? r.gbps : r.gflops; };
   std::map<std::int64_t, int> counts;  // size -> series with a passed point there
   for (const Series& s : series_) {
     if (!s.visible) continue;
     std::int64_t last = -1;
     for (const Result& r : s.points) {
-      if (plotted(r, lesson) && r.gflops > 0 && r.problem.n != last) ++counts[last = r.problem.n];
+      if (plotted(r, lesson) && rate(r) > 0 && r.problem.n != last) ++counts[last = r.problem.n];
     }
   }
   Ladder ladder;
@@ -140,7 +141,7 @@ Ladder SeriesSet::ladder(const std::string& lesson) const {
     double best = 0;  // over block sizes
     for (const Result& r : series_[i].points) {
       if (plotted(r, lesson) && r.problem.n == ladder.n) {
-        best = std::max(best, r.gflops);
+        best = std::max(best, rate(r));
         ladder.size = problem_label(r.problem);
       }
     }
@@ -153,12 +154,12 @@ Ladder SeriesSet::ladder(const std::string& lesson) const {
         std::find_if(ladder.bars.begin(), ladder.bars.end(), [&](const LadderBar& b) { return b.label == label; });
     if (same == ladder.bars.end()) {
       ladder.bars.push_back({i, label, key.variant, best});
-    } else if (best > same->gflops) {
+    } else if (best > same->value) {
       *same = {i, label, key.variant, best};
     }
   }
   std::stable_sort(ladder.bars.begin(), ladder.bars.end(),
-                   [](const LadderBar& a, const LadderBar& b) { return a.gflops < b.gflops; });
+                   [](const LadderBar& a, const LadderBar& b) { return a.value < b.value; });
   return ladder;
 }
 

@@ -42,7 +42,7 @@ struct LadderBar {
   std::size_t series = 0;  // index into SeriesSet::series()
   std::string label;
   std::string variant;
-  double gflops = 0;
+  double value = 0;  // GFLOP/s or GB/s, as the ladder was asked for
 };
 struct Ladder {
   std::int64_t n = 0;           // the size every bar was measured at (0: nothing to draw)
@@ -71,10 +71,10 @@ class SeriesSet {
   // point's time; sizes with no CPU point are left out.
   std::vector<PlotLine> speedups(const std::string& lesson, TimeKind kind) const;
   std::vector<PlotLine> rates(const std::string& lesson, RateKind kind) const;
-  // The visible series' GFLOP/s side by side at one size: the largest size at which at least two
-  // and at least half as many as at the best-covered size passed, live and recorded alike (one
-  // bar per variant and backend).
-  Ladder ladder(const std::string& lesson) const;
+  // The visible series' rates (GFLOP/s for arithmetic, GB/s for memory traffic) side by side at one
+  // size: the largest size at which at least two and at least half as many as at the best-covered
+  // size passed, live and recorded alike (one bar per variant and backend).
+  Ladder ladder(const std::string& lesson, RateKind kind = RateKind::gflops) const;
 
  private:
   std::vector<Series> series_;

@@ -100,7 +100,7 @@ bool AppWindow::settled() const {
   // Tab bars and fonts take a few frames to lay out; a thread map or timeline being recorded is
   // waited for.
   if (map_future_.valid() || timeline_future_.valid() || map_sectors_future_.valid() || memory_future_.valid() ||
-      !training_view_.idle() || grade_job_.busy())
+      !training_view_.idle() || !steps_view_.idle() || grade_job_.busy())
     return false;
   if (!(options_.run || options_.sweep)) return frames_after_finish_ > 10;
   return finished_ && frames_after_finish_ > 10;
@@ -384,7 +384,13 @@ void AppWindow::draw_sidebar() {
   ImGui::PopFont();
   ImGui::TextDisabled("CUDA, one idea at a time");
   ImGui::Separator();
+  std::string part;
   for (const Lesson* l : all_lessons()) {
+    if (l->part != part) {  // the course's parts, each under its title
+      part = l->part;
+      ImGui::Spacing();
+      ImGui::TextColored({0.55f, 0.75f, 1.0f, 1.0f}, "%s", part.c_str());
+    }
     const bool selected = l == lesson_;
     const std::string label = l->id + "  " + l->title;
     if (ImGui::Selectable(label.c_str(), selected)) select(l);
@@ -445,7 +451,8 @@ std::vector<std::string> AppWindow::view_keys(const Lesson* lesson) {
 }
 
 bool has_visualization(const Lesson& l) {
-  return l.live_training || static_cast<bool>(l.timeline) || static_cast<bool>(l.thread_map);
+  return l.live_training || static_cast<bool>(l.timeline) || static_cast<bool>(l.thread_map) ||
+         !l.step_variants.empty();
 }
 bool has_exercise(const Lesson& l) { return !grading::exercises_of_lesson(l.id).empty(); }
 

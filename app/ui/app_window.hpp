@@ -23,6 +23,7 @@
 #include "core/settings.hpp"
 #include "ui/fonts.hpp"
 #include "ui/plot.hpp"
+#include "ui/steps_view.hpp"
 #include "ui/training_view.hpp"
 
 namespace gpulab::app {
@@ -180,6 +181,7 @@ class AppWindow {
   std::future<std::vector<Result>> map_sectors_future_, memory_future_;
   std::future<Timeline> timeline_future_;
   TrainingView training_view_;  // lesson 07's Visualize view
+  StepsView steps_view_;        // shared memory step by step
   GradeJob grade_job_;          // the Exercise view's Grade button
   bool grade_on_gpu_ = true;
   bool pending_start_ = false, started_ = false, finished_ = false;

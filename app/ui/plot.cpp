@@ -201,7 +201,7 @@ void draw_legend(SeriesSet& series, const std::string& lesson, float max_height)
   ImGui::EndChild();
 }
 
-void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
+void draw_ladder(const char* id, const std::string& title, const Ladder& ladder, Unit unit,
                  const std::vector<ReferenceLine>& references, ImVec2 size) {
   ImGui::PushID(id);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -224,7 +224,7 @@ void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
   for (const auto& bar : ladder.bars) label_width = std::max(label_width, ImGui::CalcTextSize(bar.label.c_str()).x);
   label_width = std::min(label_width, size.x * 0.4f);
   double top = 0;
-  for (const auto& bar : ladder.bars) top = std::max(top, bar.gflops);
+  for (const auto& bar : ladder.bars) top = std::max(top, bar.value);
   for (const auto& r : references) top = std::max(top, r.y);
   top *= 1.05;
   const float left = origin.x + 12 + label_width, right = origin.x + size.x - 12;
@@ -239,11 +239,11 @@ void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
     ImGui::PushClipRect(origin, {left - 6, origin.y + size.y}, true);
     draw->AddText({origin.x + 8, y0 + (row * 0.8f - line_height) / 2}, series_colour(bar.series), bar.label.c_str());
     ImGui::PopClipRect();
-    draw->AddRectFilled({left, y0}, {x_of(bar.gflops), y1}, series_colour(bar.series, 0.85f), 2.0f);
-    std::string value = format_value(bar.gflops, Unit::gflops);
+    draw->AddRectFilled({left, y0}, {x_of(bar.value), y1}, series_colour(bar.series, 0.85f), 2.0f);
+    std::string value = format_value(bar.value, unit);
     if (reference > 0)
-      value += "  (" + std::to_string(static_cast<int>(std::lround(100 * bar.gflops / reference))) + " %)";
-    const float text_x = std::min(x_of(bar.gflops) + 6, right - ImGui::CalcTextSize(value.c_str()).x);
+      value += "  (" + std::to_string(static_cast<int>(std::lround(100 * bar.value / reference))) + " %)";
+    const float text_x = std::min(x_of(bar.value) + 6, right - ImGui::CalcTextSize(value.c_str()).x);
     draw->AddText({text_x, y0 + (row * 0.8f - line_height) / 2}, text_colour, value.c_str());
   }
   const float label_y = origin.y + 6 + line_height;

@@ -30,10 +30,10 @@ ImU32 series_colour(std::size_t index, float alpha = 1.0f);
 void draw_plot(const char* id, const PlotSpec& spec, const std::vector<PlotLine>& lines,
                const std::vector<ReferenceLine>& references, ImVec2 size);
 
-// A ladder chart: one horizontal bar per series (GFLOP/s at one size), slowest at the top, with
-// vertical dashed reference lines (the library, the measured FP32 peak); a bar's label says how
-// far it got towards the first reference.
-void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
+// A ladder chart: one horizontal bar per series (its rate in `unit` at one size), slowest at the
+// top, with vertical dashed reference lines (the library, the measured ceiling); a bar's label
+// says how far it got towards the first reference.
+void draw_ladder(const char* id, const std::string& title, const Ladder& ladder, Unit unit,
                  const std::vector<ReferenceLine>& references, ImVec2 size);
 
 // Clickable legend entries for every series of a lesson: a click shows or hides it everywhere.

@@ -188,7 +188,9 @@ void AppWindow::draw_plots() {
   if (ImGui::RadioButton("end to end, copies included", kind == 1)) time_kind_ = TimeKind::end_to_end;
   if (!lesson_->ladder_reference.empty()) {
     ImGui::SameLine(0, 24);
-    ImGui::Checkbox("GFLOP/s as a ladder (bars at one size)", &show_ladder_);
+    ImGui::Checkbox(
+        compute_bound(*lesson_) ? "GFLOP/s as a ladder (bars at one size)" : "GB/s as a ladder (bars at one size)",
+        &show_ladder_);
   }
   draw_legend(series_, id, ImGui::GetContentRegionAvail().y * 0.2f);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -247,22 +249,24 @@ void AppWindow::draw_plots() {
             series_.rates(id, flops ? RateKind::gflops : RateKind::gbps), ceilings, {half, bottom_height});
 }
 
-// The variants' GFLOP/s as bars at one size, against the library (the first reference) and the
-// FP32 ceiling.
+// The variants' rates as bars at one size — GFLOP/s where the lesson is arithmetic, GB/s where it
+// is memory traffic — against the library (the first reference) and the measured ceiling.
 void AppWindow::draw_ladder_chart(const std::vector<ReferenceLine>& ceilings, ImVec2 size) {
-  const Ladder ladder = series_.ladder(lesson_->id);
+  const bool flops = compute_bound(*lesson_);
+  const Unit unit = flops ? Unit::gflops : Unit::gbps;
+  const Ladder ladder = series_.ladder(lesson_->id, flops ? RateKind::gflops : RateKind::gbps);
   std::vector<ReferenceLine> references;
   const LadderBar* library = nullptr;
   for (const auto& bar : ladder.bars) {
-    if (bar.variant == lesson_->ladder_reference && (library == nullptr || bar.gflops > library->gflops))
-      library = &bar;
+    if (bar.variant == lesson_->ladder_reference && (library == nullptr || bar.value > library->value)) library = &bar;
   }
   if (library != nullptr)
-    references.push_back({library->gflops, library->label + ": " + format_value(library->gflops, Unit::gflops)});
+    references.push_back({library->value, library->label + ": " + format_value(library->value, unit)});
   references.insert(references.end(), ceilings.begin(), ceilings.end());
-  const std::string title = ladder.n > 0 ? "The ladder: GFLOP/s at " + ladder.size + " (kernel)"
-                                         : std::string("The ladder: GFLOP/s (kernel)");
-  draw_ladder("ladder", title, ladder, references, size);
+  const std::string what = flops ? "GFLOP/s" : "GB/s";
+  const std::string title =
+      ladder.n > 0 ? "The ladder: " + what + " at " + ladder.size + " (kernel)" : "The ladder: " + what + " (kernel)";
+  draw_ladder("ladder", title, ladder, unit, references, size);
 }
 
 }  // namespace gpulab::app

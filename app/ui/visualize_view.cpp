@@ -1,4 +1,5 @@
-// The Visualize view: what the lesson offers to watch — a thread map, a timeline or training live.
+// The Visualize view: what the lesson offers to watch — a thread map, a timeline, training live or
+// shared memory step by step.
 #include <fmt/format.h>
 #include <imgui.h>
 
@@ -25,6 +26,10 @@ void AppWindow::draw_visualize() {
   }
   if (l.thread_map) {
     draw_thread_map_panel();
+    return;
+  }
+  if (!l.step_variants.empty()) {
+    steps_view_.draw(l);
     return;
   }
   ImGui::TextWrapped("Lesson %s has no picture of its own yet: its measurements are in Run.", l.id.c_str());

@@ -26,6 +26,7 @@
 #include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
 #include "emulator/shared_memory.hpp"
+#include "emulator/shared_steps.hpp"
 
 namespace gpulab::emulated {
 
@@ -440,6 +441,7 @@ void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
   if (memory_counter::counting() && kind != Access::atomic) {
     memory_counter::note(a, static_cast<unsigned>(size), writes(kind), !device, pc);
   }
+  if (!device) shared_steps::note(a, size, kind == Access::atomic || writes(kind));
 }
 
 void begin_launch(const char* kernel) {

@@ -16,6 +16,7 @@
 #include "emulator/memory.hpp"
 #include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
+#include "emulator/shared_steps.hpp"
 
 namespace gpulab::emulated {
 
@@ -108,6 +109,7 @@ void detail::launch_threads(const char* kernel, const char* file, int line, Thre
   (void)from_environment;
   check::begin_launch(kernel);
   memory_counter::begin_launch(kernel, block.x * block.y * block.z, shared_bytes);
+  shared_steps::begin_launch(kernel, block.x * block.y * block.z);
   struct CountingEnds {  // however the launch ends
     ~CountingEnds() { memory_counter::end_launch(); }
   } counting_ends;

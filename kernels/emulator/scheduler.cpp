@@ -35,6 +35,7 @@
 #include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
 #include "emulator/shared_memory.hpp"
+#include "emulator/shared_steps.hpp"
 
 namespace gpulab::emulated {
 
@@ -194,6 +195,7 @@ void check_barrier_complete(const Block& b);
 void release_waiters(Block& b, Warp& w) {
   if (b.arrived > 0 && b.arrived == b.live) {  // the last thread the barrier waited for exited
     check_barrier_complete(b);
+    shared_steps::barrier_fell(b.barrier_file, b.barrier_line);
     b.arrived = 0;
     current_block->barrier_generation = ++b.barrier_generation;
   }
@@ -247,6 +249,7 @@ std::uint64_t arrive_at_barrier(Block& b, const char* file, int line) {
   ++b.progress;
   if (++b.arrived == b.live) {  // the last to arrive opens the barrier and goes on
     check_barrier_complete(b);
+    shared_steps::barrier_fell(b.barrier_file, b.barrier_line);
     b.arrived = 0;
     b.votes[(generation + 1) & 1] = 0;  // every reader of that parity has read it (they reached this barrier)
     current_block->barrier_generation = ++b.barrier_generation;
@@ -616,6 +619,7 @@ void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, detail::Thr
     struct Reset {  // a worker between blocks is in no kernel; the block's accesses are counted
       ~Reset() {
         try {
+          shared_steps::end_block();
           memory_counter::end_block();
         } catch (...) {  // (out of memory: this block goes uncounted)
         }

@@ -10,26 +10,19 @@
 //
 // Run them: lesson15_scan --n 268435456 --backend gpu   (--shape N:exclusive for exclusive scans)
 // Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
-#include <cooperative_groups/scan.h>
-
 #include <stdexcept>
 
 #include "common/launch.cuh"
 #include "common/library_scratch.hpp"
+#include "scan/one_pass.cuh"
 #include "scan/scan.hpp"
 
 namespace cg = cooperative_groups;
 
 namespace gpulab::scan {
 
-namespace {
-constexpr int kBlock = 256;
-constexpr int kItems = 16;              // scan_lookback: elements a thread (4 uint4 loads)
-constexpr int kTile = kBlock * kItems;  // scan_lookback: elements a block
-constexpr int kWarps = kBlock / 32;
-}  // namespace
+// kBlock (threads a block, for every kernel here) and scan_lookback's tiles and helpers.
+using namespace gpulab::one_pass;
 
 // ---------------------------------------------------------------- kernels
 
@@ -115,103 +108,37 @@ __global__ void add_block_offsets(unsigned int* y, const unsigned int* offsets, 
 // [snippet:scan_lookback]
 // What it adds: one pass over memory. Each block takes the next tile number from a counter (so
 // every tile before it belongs to a block that has started), scans its 4096 elements — 16 a
-// thread, serially in registers (loaded and stored through shared memory, below), then the threads' totals with warp
-// shuffles (cg::exclusive_scan) and the 8 warps' totals the same way — and publishes its tile's total with a flag, A
-// (aggregate). Then its first warp looks back, 32 tiles at a time: it adds the published values up to the nearest P
-// (inclusive prefix: everything up to that tile), waiting where a tile has published nothing yet, and publishes its own
-// P. Usually a P lies within the first 32, so a block waits about one round trip to L2, not for the whole array. Flag
-// and value share one 64-bit word, written and read atomically, so a reader sees both or neither.
-constexpr unsigned long long kAggregate = 1ull << 32, kPrefix = 2ull << 32;
-
-__device__ unsigned int lookback(const cg::thread_block_tile<32>& warp, unsigned long long* status, unsigned int tile,
-                                 unsigned int aggregate) {
-  const auto lane = static_cast<unsigned int>(warp.thread_rank());
-  if (lane == 0) atomicExch(&status[tile], (tile == 0 ? kPrefix : kAggregate) | aggregate);
-  if (tile == 0) return 0;
-  unsigned int before = 0;
-  for (long long end = tile;; end -= 32) {  // the window: tiles end − 32 … end − 1, lane 31 the nearest
-    const long long p = end - 32 + lane;
-    unsigned long long word = p >= 0 ? atomicAdd(&status[p], 0ull) : kPrefix;  // before tile 0: 0
-    while (warp.any(word == 0)) {
-      if (word == 0) word = atomicAdd(&status[p], 0ull);  // tile p has published nothing yet
-    }
-    const unsigned int prefixes = warp.ballot((word & kPrefix) != 0);
-    const unsigned int nearest = prefixes == 0 ? 0 : 31 - __clz(static_cast<int>(prefixes));
-    const unsigned int value = lane >= nearest ? static_cast<unsigned int>(word) : 0u;
-    before += cg::reduce(warp, value, cg::plus<unsigned int>());
-    if (prefixes != 0) break;
-  }
-  if (lane == 0) atomicExch(&status[tile], kPrefix | (before + aggregate));
-  return before;
-}
-
-// A warp's 512 elements pass through shared memory on their way in and out, so that global memory
-// sees whole coalesced rows (lane l reads 16 bytes at l·16 of each 512-byte row) while each thread
-// scans 16 consecutive elements. Element e of the warp sits at (e / 16)·17 + e % 16: 17 words a
-// thread, so the 32 threads' element k lie in 32 different banks.
-__device__ unsigned int& slot(unsigned int* exchange, unsigned int e) {
-  return exchange[e / kItems * (kItems + 1) + e % kItems];
-}
-
+// thread, serially in registers (loaded and stored through shared memory: one_pass.cuh), then the
+// threads' totals with warp shuffles and the 8 warps' totals the same way — and learns the sum of
+// every tile before it by decoupled look-back (one_pass.cuh's lookback), so it need not wait for
+// the whole array before it: about one round trip to L2.
 __global__ void scan_lookback(const unsigned int* x, unsigned int* y, unsigned long long* status,
                               unsigned int* next_tile, std::size_t n, bool exclusive) {
-  __shared__ unsigned int tile_shared, warp_totals[kWarps], tile_offset;
-  __shared__ unsigned int exchange[kWarps][32 * (kItems + 1)];
+  __shared__ TileShared shared;
   const cg::thread_block block = cg::this_thread_block();
   const cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-  const auto lane = static_cast<unsigned int>(warp.thread_rank());
-  if (threadIdx.x == 0) tile_shared = atomicAdd(next_tile, 1u);
-  block.sync();
-  const unsigned int tile = tile_shared;
-  unsigned int* mine = exchange[warp.meta_group_rank()];
-  const std::size_t warp_first = std::size_t{tile} * kTile + warp.meta_group_rank() * 32 * kItems;
-  const bool whole = warp_first + 32 * kItems <= n;  // every element of the warp's 512 exists
-  if (whole) {
-    const auto* x4 = reinterpret_cast<const uint4*>(x + warp_first);
-    for (unsigned int q = 0; q < kItems / 4; ++q) {
-      const uint4 f = x4[q * 32 + lane];  // coalesced: 32 lanes, 512 consecutive bytes
-      const unsigned int e = (q * 32 + lane) * 4;
-      slot(mine, e) = f.x, slot(mine, e + 1) = f.y, slot(mine, e + 2) = f.z, slot(mine, e + 3) = f.w;
-    }
-  } else {
-    for (unsigned int k = 0; k < kItems; ++k) {
-      const unsigned int e = k * 32 + lane;
-      slot(mine, e) = warp_first + e < n ? x[warp_first + e] : 0u;
-    }
-  }
-  warp.sync();
+  const WarpTile t = load_next_tile(block, warp, next_tile, shared, x, n);
   unsigned int v[kItems];
   unsigned int sum = 0;  // the thread's own 16 elements, serially: v[k] becomes its running sum
-  for (unsigned int k = 0; k < kItems; ++k) v[k] = sum += mine[lane * (kItems + 1) + k];
-  const unsigned int before_in_warp = cg::exclusive_scan(warp, sum, cg::plus<unsigned int>());
-  if (lane == 31) warp_totals[warp.meta_group_rank()] = before_in_warp + sum;
-  block.sync();
-  if (warp.meta_group_rank() == 0) {
-    const unsigned int total = lane < kWarps ? warp_totals[lane] : 0u;
-    const unsigned int before_warp = cg::exclusive_scan(warp, total, cg::plus<unsigned int>());
-    if (lane < kWarps) warp_totals[lane] = before_warp;
-    const unsigned int tile_total = warp.shfl(before_warp + total, kWarps - 1);
-    const unsigned int offset = lookback(warp, status, tile, tile_total);
-    if (lane == 0) tile_offset = offset;
-  }
-  block.sync();
-  const unsigned int before = tile_offset + warp_totals[warp.meta_group_rank()] + before_in_warp;
+  for (unsigned int k = 0; k < kItems; ++k) v[k] = sum += t.mine[t.lane * (kItems + 1) + k];
+  const Place place = place_in_tile(block, warp, status, t.tile, sum, shared);
+  const unsigned int before = place.before_tile + place.before_warp + place.in_warp;
   unsigned int previous = 0;  // the thread's running sum before element k
   for (unsigned int k = 0; k < kItems; ++k) {
-    mine[lane * (kItems + 1) + k] = before + (exclusive ? previous : v[k]);
+    t.mine[t.lane * (kItems + 1) + k] = before + (exclusive ? previous : v[k]);
     previous = v[k];
   }
   warp.sync();
-  if (whole) {
-    auto* y4 = reinterpret_cast<uint4*>(y + warp_first);
+  if (t.whole) {
+    auto* y4 = reinterpret_cast<uint4*>(y + t.first);
     for (unsigned int q = 0; q < kItems / 4; ++q) {
-      const unsigned int e = (q * 32 + lane) * 4;
-      y4[q * 32 + lane] = make_uint4(slot(mine, e), slot(mine, e + 1), slot(mine, e + 2), slot(mine, e + 3));
+      const unsigned int e = (q * 32 + t.lane) * 4;
+      y4[q * 32 + t.lane] = make_uint4(slot(t.mine, e), slot(t.mine, e + 1), slot(t.mine, e + 2), slot(t.mine, e + 3));
     }
   } else {
     for (unsigned int k = 0; k < kItems; ++k) {
-      const unsigned int e = k * 32 + lane;
-      if (warp_first + e < n) y[warp_first + e] = slot(mine, e);
+      const unsigned int e = k * 32 + t.lane;
+      if (t.first + e < n) y[t.first + e] = slot(t.mine, e);
     }
   }
 }
@@ -278,12 +205,8 @@ void decoupled_lookback(std::span<const unsigned int> x, std::span<unsigned int>
   if (x.empty()) return;
   if (!aligned16(x.data(), y.data())) throw std::invalid_argument("scan decoupled_lookback: 16-byte aligned arrays");
   const unsigned int tiles = blocks_for(x.size(), kTile);
-  // Each tile's status word (0: nothing published yet) and the tile counter, zeroed on the stream.
-  const std::size_t bytes = std::size_t{tiles} * sizeof(unsigned long long) + sizeof(unsigned long long);
-  auto* status = static_cast<unsigned long long*>(library_scratch(bytes, -1));
-  GPULAB_CUDA_CHECK(cudaMemsetAsync(status, 0, bytes, 0));
-  auto* next_tile = reinterpret_cast<unsigned int*>(status + tiles);
-  scan_lookback<<<tiles, kBlock>>>(x.data(), y.data(), status, next_tile, x.size(), exclusive);
+  const LookbackScratch scratch = fresh_lookback_scratch(tiles, -1);
+  scan_lookback<<<tiles, kBlock>>>(x.data(), y.data(), scratch.status, scratch.next_tile, x.size(), exclusive);
   check_launch("scan_lookback", dim3(tiles), dim3(kBlock));
 }
 

@@ -16,6 +16,11 @@ void cpu_std(std::span<const unsigned int> x, std::span<unsigned int> y, bool ex
 // its offset (two passes over the data).
 void cpu_threads(std::span<const unsigned int> x, std::span<unsigned int> y, bool exclusive);
 
+// Stream compaction, scan's application: the elements of x below `below`, in order, into
+// y[1 …], and how many there were into y[0]. y holds 1 + that count (at most n + 1) elements.
+// One thread: std::copy_if.
+void compact_cpu(std::span<const unsigned int> x, std::span<unsigned int> y, unsigned int below);
+
 }  // namespace gpulab::scan
 
 // The GPU launchers: spans of device memory, queued on the device the thread chose.
@@ -32,5 +37,12 @@ void blelloch(std::span<const unsigned int> x, std::span<unsigned int> y, bool e
 void decoupled_lookback(std::span<const unsigned int> x, std::span<unsigned int> y, bool exclusive);
 // cub::DeviceScan::InclusiveSum / ExclusiveSum: the CUDA library's scan (GPU only).
 void cub_scan(std::span<const unsigned int> x, std::span<unsigned int> y, bool exclusive);
+
+// Stream compaction on the device (compact.cu), y as for compact_cpu: flags, their exclusive scan
+// (decoupled_lookback) and a scatter, three passes; or one pass, decoupled_lookback's tile with the
+// flags counted and the kept elements packed; or cub::DeviceSelect::If (GPU only).
+void compact_three_pass(std::span<const unsigned int> x, std::span<unsigned int> y, unsigned int below);
+void compact_one_pass(std::span<const unsigned int> x, std::span<unsigned int> y, unsigned int below);
+void compact_cub(std::span<const unsigned int> x, std::span<unsigned int> y, unsigned int below);
 
 }  // namespace gpulab::scan

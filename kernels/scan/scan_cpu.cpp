@@ -1,6 +1,7 @@
 // Scan on the CPU: a running sum, the standard library's, and two passes over every core.
 #include <omp.h>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -42,6 +43,11 @@ void cpu_threads(std::span<const unsigned int> x, std::span<unsigned int> y, boo
     cpu_sequential(x.subspan(begin, end - begin), y.subspan(begin, end - begin), exclusive);
     for (std::size_t i = begin; i < end; ++i) y[i] += offsets[me];
   }
+}
+
+void compact_cpu(std::span<const unsigned int> x, std::span<unsigned int> y, unsigned int below) {
+  const auto end = std::copy_if(x.begin(), x.end(), y.begin() + 1, [below](unsigned int v) { return v < below; });
+  y[0] = static_cast<unsigned int>(end - (y.begin() + 1));
 }
 
 }  // namespace gpulab::scan

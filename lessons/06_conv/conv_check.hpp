@@ -36,7 +36,10 @@ struct ConvReference {
   std::vector<double> expected;                 // x ⋆ w at each checked element (every element when not sampled)
   std::vector<double> magnitude;                // Σ|x·w| over its window
   std::vector<double> image_norm, filter_norm;  // ‖x_n‖₂ and ‖w_k‖₂, for the FFT's bound
-  std::vector<float> bias;                      // for the fused variants: ReLU(x ⋆ w + bias[k])
+  // max |x_n| · Σ|w_k|: the largest Σ|x·w| any window of image n and filter k can have (Winograd's
+  // bound: its transforms mix a whole tile's inputs into each output of the tile).
+  std::vector<double> image_max, filter_abs_sum;
+  std::vector<float> bias;  // for the fused variants: ReLU(x ⋆ w + bias[k])
 };
 
 inline constexpr double kFullCheckMacs = 2e8;

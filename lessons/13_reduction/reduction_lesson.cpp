@@ -118,6 +118,10 @@ Lesson make_lesson() {
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
   l.ladder_reference = "cub";
+  // The app draws these variants' shared memory step by step, recorded on the emulator.
+  l.step_variants = {"tree_divergent", "sequential_addressing", "add_during_load", "warp_shuffle"};
+  l.steps_problem = "256";
+  l.steps_max_n = 4096;
   l.variants = {
       {"cpu_sequential",
        "One CPU thread, one running float sum: n additions deep",

@@ -89,6 +89,10 @@ Lesson make_lesson() {
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
   l.ladder_reference = "cub";
+  // The app draws these variants' shared memory step by step, recorded on the emulator.
+  l.step_variants = {"shared_privatized", "warp_copies"};
+  l.steps_problem = "4096:90";
+  l.steps_max_n = 4096;
   l.variants = {
       {"cpu_sequential", "One CPU thread: bins[x[i]]++", exact_cpu("cpu_sequential", fixed(hg::cpu_sequential))},
       {"cpu_threads", "Every CPU core (OpenMP), a private histogram each",

@@ -18,29 +18,65 @@ using Ints = std::span<const unsigned int>;
 using Out = std::span<unsigned int>;
 
 bool exclusive_of(const Problem& p) { return p.dim("exclusive", 0) != 0; }
+// A stream compaction (N:compact:P) rather than a scan: the percentage of the values it keeps.
+bool compaction_of(const Problem& p) { return p.dim("keep_percent", -1) >= 0; }
+// It keeps the values below this: P % of 0 … 255, drawn uniformly.
+unsigned int below_of(const Problem& p) {
+  return static_cast<unsigned int>((256 * p.dim("keep_percent", 0) + 50) / 100);
+}
 
 // The problem says inclusive or exclusive; each launcher takes it.
 ExactFunction<unsigned int, unsigned int> scanned(void (*fn)(Ints, Out, bool)) {
   return [fn](Ints x, Out y, const Problem& p, int) { fn(x, y, exclusive_of(p)); };
 }
+ExactFunction<unsigned int, unsigned int> compacted(void (*fn)(Ints, Out, unsigned int)) {
+  return [fn](Ints x, Out y, const Problem& p, int) { fn(x, y, below_of(p)); };
+}
 
-// --n N: an inclusive scan; --shape N:exclusive (or N:inclusive).
+// A scan's variants do not compact, and a compaction's do not scan.
+std::vector<SkipRule> scans_only() {
+  return {unless_applies([](const Problem& p) -> std::optional<std::string> {
+    if (!compaction_of(p)) return std::nullopt;
+    return "a scan; this problem is a stream compaction (the compact_ variants run it)";
+  })};
+}
+std::vector<SkipRule> compactions_only() {
+  return {unless_applies([](const Problem& p) -> std::optional<std::string> {
+    if (compaction_of(p)) return std::nullopt;
+    return "a stream compaction: it runs on --shape N:compact (or N:compact:P, keeping P %)";
+  })};
+}
+
+// --n N: an inclusive scan; --shape N:exclusive (or N:inclusive), or N:compact[:P].
 Problem problem_of(std::int64_t n) { return {n, {{"n", n}, {"exclusive", 0}}}; }
 
 Problem parse_shape(const std::string& text) {
   long long n = 0;
   char kind[16] = {};
-  if (std::sscanf(text.c_str(), "%lld:%15s", &n, kind) != 2 ||
-      (std::string(kind) != "inclusive" && std::string(kind) != "exclusive")) {
-    throw std::invalid_argument("'" + text + "' is not N:inclusive or N:exclusive (e.g. 268435456:exclusive)");
+  int percent = 50, used = 0;
+  const bool read = std::sscanf(text.c_str(), "%lld:%15[a-z]%n", &n, kind, &used) == 2;
+  const std::string k = kind, rest = read ? text.substr(static_cast<std::size_t>(used)) : "";
+  const bool compact = read && k == "compact" &&
+                       (rest.empty() || (std::sscanf(rest.c_str(), ":%d", &percent) == 1 &&
+                                         rest == ":" + std::to_string(percent) && percent >= 0 && percent <= 100));
+  if (!read || (!compact && ((k != "inclusive" && k != "exclusive") || !rest.empty()))) {
+    throw std::invalid_argument("'" + text +
+                                "' is not N:inclusive, N:exclusive or N:compact[:P] with P a percentage "
+                                "(e.g. 268435456:exclusive, 268435456:compact:10)");
   }
   if (n < 0 || n > (std::int64_t{1} << 32)) throw std::invalid_argument("N must be 0 to 2^32 elements");
-  return {n, {{"n", n}, {"exclusive", std::string(kind) == "exclusive" ? 1 : 0}}};
+  if (compact) return {n, {{"n", n}, {"keep_percent", percent}}};
+  return {n, {{"n", n}, {"exclusive", k == "exclusive" ? 1 : 0}}};
 }
 
-// One read and one write of 4 bytes an element, one addition.
+// A scan: one read and one write of 4 bytes an element, one addition. A compaction: a read an
+// element, a write a kept one (P % of them), one comparison.
 Counts counts_of(const Problem& p) {
   const auto n = static_cast<double>(p.n);
+  if (compaction_of(p)) {
+    const double kept = n * static_cast<double>(p.dim("keep_percent", 0)) / 100;
+    return {n, 4 * n + 4 * kept, 4 * n, 4 * (kept + 1)};
+  }
   return {n, 8 * n, 4 * n, 4 * n};
 }
 
@@ -59,6 +95,16 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   std::vector<unsigned char> bytes(n);
   fill_bytes(bytes, seed, 0, 0.0, 0);
   in->x.assign(bytes.begin(), bytes.end());
+  if (compaction_of(p)) {  // the count, then the kept values in order
+    const unsigned int below = below_of(p);
+    in->element = "y (y[0] the count, y[1 …] the kept values)";
+    in->expected.push_back(0);
+    for (const unsigned int v : in->x) {
+      if (v < below) in->expected.push_back(v);
+    }
+    in->expected[0] = static_cast<unsigned int>(in->expected.size() - 1);
+    return in;
+  }
   in->expected.resize(n);
   const bool exclusive = exclusive_of(p);
   std::uint64_t sum = 0;  // in 64 bits, wrapped to 32 for each element
@@ -76,7 +122,7 @@ Lesson make_lesson() {
   l.title = "Scan";
   l.summary =
       "y = prefix sums of x: Hillis–Steele and Blelloch in a block, scan-then-propagate, one pass with "
-      "decoupled look-back";
+      "decoupled look-back; stream compaction";
   l.text_file = "docs/lessons/15-scan.md";
   l.sources = {"kernels/scan/scan.cu", "kernels/scan"};
   l.size_help = "elements to scan (--shape N:exclusive for an exclusive scan)";
@@ -85,19 +131,28 @@ Lesson make_lesson() {
   for (int e = 10; e <= 28; e += 2) l.sweep.push_back(std::int64_t{1} << e);
   l.problem = problem_of;
   l.parse_shape = parse_shape;
-  l.shape_help = "N:inclusive or N:exclusive, e.g. 268435456:exclusive";
+  l.shape_help =
+      "N:inclusive or N:exclusive, e.g. 268435456:exclusive; N:compact:P, a stream compaction keeping P % "
+      "(50 if left out)";
   // Empty, one, a warp ± 1, a block and two (2^k ± 1), a look-back tile ± 1, past 2^24 (the sums
   // wrap), both kinds.
   for (const char* shape :
        {"0:inclusive", "1:inclusive", "1:exclusive", "31:inclusive", "33:exclusive", "255:inclusive", "257:exclusive",
         "511:inclusive", "513:inclusive", "4095:exclusive", "4097:inclusive", "65537:exclusive", "262145:inclusive",
-        "1048579:exclusive", "1048579:inclusive"}) {
+        "1048579:exclusive", "1048579:inclusive",
+        // compactions: nothing, one, none kept, all kept, a tile ± 1, several tiles
+        "0:compact", "1:compact:100", "1000:compact:0", "1000:compact:100", "4095:compact", "4097:compact:10",
+        "65537:compact:90", "1048579:compact"}) {
     l.test_problems.push_back(parse_shape(shape));
   }
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
   l.ladder_reference = "cub";
+  // The app draws these variants' shared memory step by step, recorded on the emulator.
+  l.step_variants = {"hillis_steele", "blelloch"};
+  l.steps_problem = "256";
+  l.steps_max_n = 4096;
   l.variants = {
       {"cpu_sequential", "One CPU thread, the running sum", exact_cpu("cpu_sequential", scanned(sc::cpu_sequential))},
       {"cpu_std", "std::inclusive_scan / std::exclusive_scan", exact_cpu("cpu_std", scanned(sc::cpu_std))},
@@ -119,7 +174,26 @@ Lesson make_lesson() {
        {},
        true},
       {"cub", "cub::DeviceScan: the CUDA library", exact_kernels("cub", scanned(sc::cub_scan)), {}, true},
+      // Stream compaction, the scan's application (--shape N:compact:P).
+      {"compact_cpu", "Stream compaction on one CPU thread: std::copy_if",
+       exact_cpu("compact_cpu", compacted(sc::compact_cpu))},
+      {"compact_three_pass",
+       "Stream compaction: flags, their decoupled look-back scan, a scatter (three passes)",
+       exact_kernels("compact_three_pass", compacted(sc::compact_three_pass)),
+       {},
+       true},
+      {"compact_one_pass",
+       "Stream compaction in one pass: look-back over kept counts, kept values packed per warp",
+       exact_kernels("compact_one_pass", compacted(sc::compact_one_pass)),
+       {},
+       true},
+      {"compact_cub",
+       "cub::DeviceSelect::If: the CUDA library's stream compaction",
+       exact_kernels("compact_cub", compacted(sc::compact_cub)),
+       {},
+       true},
   };
+  for (Variant& v : l.variants) v.skips = v.name.starts_with("compact_") ? compactions_only() : scans_only();
   return l;
 }
 

@@ -19,6 +19,7 @@
 #include "common/peaks.hpp"
 #include "common/random.hpp"
 #include "common/session.hpp"
+#include "common/shared_steps.hpp"
 #include "common/version.hpp"
 #include "emulator/device.hpp"
 #include "emulator/memory_counter.hpp"
@@ -41,6 +42,7 @@ struct Options {
   std::vector<int> blocks;
   bool thread_map = false;
   bool timeline = false;
+  bool steps = false;
   std::string train;
   std::optional<int> epochs;
   std::vector<std::string> variants{"all"};
@@ -200,6 +202,7 @@ std::string lessons_with(Has has) {
 }
 const auto has_thread_map = [](const Lesson& l) { return static_cast<bool>(l.thread_map); };
 const auto has_timeline = [](const Lesson& l) { return static_cast<bool>(l.timeline); };
+const auto has_steps = [](const Lesson& l) { return !l.step_variants.empty(); };
 const auto trains = [](const Lesson& l) { return static_cast<bool>(l.train); };
 
 int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_runs) {
@@ -219,6 +222,30 @@ int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_
   if (!gpu_runs && !emulated_wanted)
     throw UsageError("--thread-map runs on the GPU or emulated: add --backend emulated");
   fmt::print("{}", format_thread_map(lesson.thread_map(n, selection.options.block, backend, variant)));
+  return kExitOk;
+}
+
+// A variant's shared memory step by step, recorded on the emulator at one small size.
+int print_steps(const Lesson& lesson, const Selection& selection) {
+  if (!has_steps(lesson)) {
+    throw UsageError(fmt::format("lesson {} draws no shared memory step by step (lessons that do: {})", lesson.id,
+                                 lessons_with(has_steps)));
+  }
+  const std::vector<Problem> problems = selected_problems(lesson, selection);
+  if (problems.size() != 1 || problems.front().n > lesson.steps_max_n) {
+    throw UsageError(fmt::format("--steps records one small size: --n 1 to {}", lesson.steps_max_n));
+  }
+  std::vector<std::string> variants = selection.variants;
+  if (variants.empty()) variants = lesson.step_variants;
+  for (const std::string& v : variants) {
+    try {
+      const StepRecording r = record_shared_steps(lesson, v, problems.front(), selection.options.seed);
+      fmt::print("{} at {}, seed {} (block 0 of each launch, recorded on the emulator):\n{}\n", v,
+                 problem_label(problems.front()), selection.options.seed, format_shared_steps(r));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   return kExitOk;
 }
 
@@ -344,6 +371,7 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   }
   if (o.thread_map) return print_thread_map(lesson, selection, gpu_runs);
   if (o.timeline) return print_timeline(lesson, selection, o.json, gpu_runs);
+  if (o.steps) return print_steps(lesson, selection);
   for (const Problem& p : selected_problems(lesson, selection)) {
     if (auto problem = memory_problem(lesson, p, gpu_runs, emulated_runs, host_available_bytes(),
                                       gpu_runs ? device_free_memory() : 0)) {
@@ -441,6 +469,10 @@ int lesson_cli_main(const Lesson& lesson, const std::vector<const Lesson*>& less
                "Record one run of a pipeline variant on the GPU, chunk by chunk, beside the serial run, and "
                "print it (lessons " +
                    lessons_with(has_timeline) + "; with --json FILE, saved as JSON for the app)");
+  app.add_flag("--steps", o.steps,
+               "Record block 0 of a variant's launches on the emulator at a small --n and print its shared "
+               "memory step by step: who read and wrote what between barriers (lessons " +
+                   lessons_with(has_steps) + ")");
   auto* train = app.add_option("--train", o.train,
                                "Train on a dataset (xor, moons, circles, spirals) and print the loss, accuracy "
                                "and decision boundary (lessons " +

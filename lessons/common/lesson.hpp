@@ -147,6 +147,7 @@ struct Lesson {
   std::string name;       // "vector_add"
   std::string title;      // "Vector add"
   std::string summary;    // one line for lists
+  std::string part;       // the part of the course it is in (lessons/CMakeLists.txt; the registry sets it)
   std::string text_file;  // the lesson's text, relative to the repository
   // What a learner reads in the Code view, a tab a file: files, or folders whose every source file
   // (.cu .cuh .cpp .hpp .inc) is shown. The first is the lesson's main kernel file.
@@ -191,6 +192,12 @@ struct Lesson {
   std::string recorded_timeline = {};
   // The app's Visualize view trains the lesson's network live (loss, accuracy, decision boundary).
   bool live_training = false;
+  // Optional: variants whose shared memory the app draws step by step (--steps and the Visualize
+  // view: common/shared_steps.hpp), recorded on the emulator at steps_problem (an n, or a shape
+  // parse_shape reads) first, at most steps_max_n.
+  std::vector<std::string> step_variants = {};
+  std::string steps_problem;
+  std::int64_t steps_max_n = 0;
   std::vector<Variant> variants;
 };
 

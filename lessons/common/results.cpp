@@ -66,6 +66,10 @@ std::string dims_text(const Problem& p) {
   if (d.size() == 2 && d.count("n") && d.count("exclusive")) {
     return fmt::format("{}, {}", p.n, d["exclusive"] != 0 ? "exclusive" : "inclusive");
   }
+  // … and its stream compaction, with the share of the values it keeps: "268435456, keep 50 %".
+  if (d.size() == 2 && d.count("n") && d.count("keep_percent")) {
+    return fmt::format("{}, keep {} %", p.n, d["keep_percent"]);
+  }
   // A network, its batch per GPU and the GPUs: "784→128→10, batch 128 × 2 GPUs" (0: every GPU).
   if (d.count("batch") && d.count("hidden") && d.count("gpus")) {
     return fmt::format("{}→{}→{}, batch {} × {}", d["in"], d["hidden"], d["out"], d["batch"],
