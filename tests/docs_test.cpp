@@ -76,6 +76,25 @@ TEST_CASE("app/README.md names every source file of the app, and the README ever
   }
 }
 
+TEST_CASE("the app names no lesson and no variant: it draws what each lesson offers", "[docs]") {
+  // A lesson's id ("11") or a variant's name in quotes in app/ would make the app know a lesson by
+  // name; what a lesson offers is in its Lesson (training, thread map, timeline, steps, ...).
+  std::set<std::string> names;
+  for (const Lesson* lesson : all_lessons()) {
+    names.insert("\"" + lesson->id + "\"");
+    for (const Variant& v : lesson->variants) names.insert("\"" + v.name + "\"");
+  }
+  for (const char* folder : {"core", "ui"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(root / "app" / folder)) {
+      const std::string text = read(entry.path());
+      for (const std::string& name : names) {
+        CAPTURE(entry.path().filename().string(), name);
+        CHECK(text.find(name) == std::string::npos);
+      }
+    }
+  }
+}
+
 TEST_CASE("every snippet marked in the sources is quoted by a lesson text", "[docs]") {
   std::set<std::string> quoted;
   for (const auto& entry : std::filesystem::directory_iterator(root / "docs" / "lessons")) {

@@ -8,7 +8,7 @@
 namespace gpulab::app {
 
 struct Settings {
-  std::string lesson = "01";
+  std::string lesson;          // its id; "": the course's first
   std::string view = "learn";  // learn, code, run, visualize, device
   float text_scale = 1.0f;     // on top of the monitor's DPI scale
 };

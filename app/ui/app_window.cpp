@@ -65,9 +65,9 @@ AppWindow::AppWindow(AppOptions options, Fonts fonts, LoadedSettings loaded)
   settings_.view = options_.view;
   const std::string wanted = options_.lesson.empty() ? settings_.lesson : options_.lesson;
   lesson_ = find_lesson(wanted);
-  if (lesson_ == nullptr) {
-    if (!options_.lesson.empty()) errors_.push_back("no lesson " + wanted + "; showing lesson 01");
+  if (lesson_ == nullptr) {  // the course's first lesson
     lesson_ = all_lessons().front();
+    if (!options_.lesson.empty()) errors_.push_back("no lesson " + wanted + "; showing lesson " + lesson_->id);
   }
   load_recorded();
 #ifdef GPULAB_BUILT_KERNEL_CODE

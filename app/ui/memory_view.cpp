@@ -255,19 +255,19 @@ void AppWindow::draw_memory() {
       "(naive matmul) runs above its predicted point.");
 }
 
-// The Nsight Compute profiles recorded for this lesson's kernels (the profiling lesson: all of
-// them), side by side, a section at a time.
+// The Nsight Compute profiles recorded for this lesson's kernels (a lesson that reads every
+// profile, the profiling lesson: all of them), side by side, a section at a time.
 void AppWindow::draw_profiles() {
   LessonState& s = state();
   const Lesson& l = *lesson_;
   std::vector<const Profile*> mine;
   for (const Profile& p : profiles_) {
-    if (p.lesson == l.id || l.id == "11") mine.push_back(&p);
+    if (p.lesson == l.id || l.reads_every_profile) mine.push_back(&p);
   }
   if (mine.empty()) return;
   const std::string title = fmt::format("Nsight Compute profiles recorded on {} ({})###profiles", mine.front()->device,
                                         mine.front()->recorded);
-  if (!ImGui::CollapsingHeader(title.c_str(), l.id == "11" ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  if (!ImGui::CollapsingHeader(title.c_str(), l.reads_every_profile ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
   ImGui::TextWrapped(
       "What `ncu` says of each kernel's first launch (%s, driver %s): a section at a time, the kernels side by side. "
       "docs/lessons/11-profiling.md reads them; tools/record-profiles.py records your own on a GPU.",

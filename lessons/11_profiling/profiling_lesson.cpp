@@ -21,6 +21,8 @@ Lesson make_lesson() {
       "reasons, and how they meet GPU Lab's own GB/s";
   l.text_file = "docs/lessons/11-profiling.md";
   l.sources = {"kernels/matrix_add/matrix_add.cu", "tools/record-profiles.py", "tools/compare-memory.py"};
+  // Its Memory view reads the profiles recorded for every lesson's kernels, not only its own.
+  l.reads_every_profile = true;
   // The two mappings a profile tells apart, and the CPU's loop for the baseline.
   std::erase_if(l.variants, [](const Variant& v) {
     return v.name != "cpu_row_order" && v.name != "coalesced" && v.name != "transposed";

@@ -192,6 +192,9 @@ struct Lesson {
   std::string recorded_timeline = {};
   // The app's Visualize view trains the lesson's network live (loss, accuracy, decision boundary).
   bool live_training = false;
+  // The profiling lesson: the app's Memory view shows the Nsight Compute profiles recorded for
+  // every lesson's kernels (opened), not only this lesson's.
+  bool reads_every_profile = false;
   // Optional: variants whose shared memory the app draws step by step (--steps and the Visualize
   // view: common/shared_steps.hpp), recorded on the emulator at steps_problem (an n, or a shape
   // parse_shape reads) first, at most steps_max_n.
