@@ -40,7 +40,7 @@ TEST_CASE("a reduction tree recorded step by step: level k has 256 >> k adders, 
   CHECK(t.arrays[partial].type == "float");
   // The load, 8 levels, and the block's end (thread 0 reads the total): 10 phases.
   REQUIRE(t.after.size() == 10);
-  CHECK(t.barriers.back() == "the block's end");
+  CHECK(t.barriers.back() == steps::kBlockEnd);
   CHECK(t.barriers[1].find("reduction.cu:") != std::string::npos);
   for (std::uint32_t level = 1; level <= 8; ++level) {
     INFO("level " << level);

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <set>
 
 #include "ui/plot.hpp"
@@ -47,16 +46,11 @@ void draw_shared_steps(const steps::Trace& trace, std::uint32_t array, std::size
   const float label_w = 150, row_h = count <= 64 ? 22.0f : 12.0f, gap = count <= 64 ? 34.0f : 22.0f;
   const float bars_h = 70;  // a row with atomics draws each element's writes as a bar (log scale)
   // Which phases wrote an element more than once (atomics: contention), for their rows' height.
+  std::vector<std::size_t> hottest(phases, 0);  // the most writes one element took in the phase
   std::vector<bool> contended(phases, false);
-  std::vector<int> hottest(phases, 0);  // the most writes one element took in the phase
-  {
-    std::vector<std::map<std::uint32_t, int>> writes(phases);
-    for (const steps::Access& a : trace.accesses) {
-      if (!a.write || a.array != array || a.phase >= phases) continue;
-      const int w = ++writes[a.phase][a.element];
-      hottest[a.phase] = std::max(hottest[a.phase], w);
-      contended[a.phase] = contended[a.phase] || w > 1;
-    }
+  for (std::uint32_t p = 0; p < phases; ++p) {
+    hottest[p] = hottest_in(trace, p, array).writes;
+    contended[p] = hottest[p] > 1;
   }
   std::vector<float> row_top(phases + 1, 0);
   for (std::size_t p = 0; p < phases; ++p) row_top[p + 1] = row_top[p] + gap + (contended[p] ? bars_h + 16 : row_h);
@@ -102,7 +96,7 @@ void draw_shared_steps(const steps::Trace& trace, std::uint32_t array, std::size
       }
     }
     const float y = top_of(p);
-    const bool last = trace.barriers[p] == "the block's end";
+    const bool last = trace.barriers[p] == steps::kBlockEnd;
     draw->AddText({origin.x, y + h / 2 - 7}, IM_COL32(220, 220, 220, 255),
                   p == 0 ? "before barrier 1" : fmt::format("after {} barrier{}", p, p == 1 ? "" : "s").c_str());
     if (!last) {

@@ -140,7 +140,7 @@ void barrier_fell(const char* file, int line) {
 void end_block() {
   if (!state().on || !recorded_block()) return;
   snapshot();
-  here->barriers.push_back("the block's end");
+  here->barriers.push_back(kBlockEnd);
   std::lock_guard lock(state().mutex);
   --state().launches_left;
   here = nullptr;

@@ -37,8 +37,11 @@ struct Trace {
   std::vector<Access> accesses;  // in the order the emulator ran them
   // after[p][a]: array a's 4-byte words when phase p ended (at barrier p, or the block's end).
   std::vector<std::vector<std::vector<std::uint32_t>>> after;
-  std::vector<std::string> barriers;  // where barrier p is ("scan.cu:57"); the last phase ends the block
+  std::vector<std::string> barriers;  // where barrier p is ("scan.cu:57"); the last phase's is kBlockEnd
 };
+
+// What Trace::barriers holds for the phase the block's end closes.
+inline constexpr const char* kBlockEnd = "the block's end";
 
 // Records block `block` of each launch from now on (at most `launches` of them that use shared
 // memory, with at most `max_accesses` accesses each); stop() gives their traces.

@@ -22,8 +22,7 @@ StepRecording record_shared_steps(const Lesson& lesson, const std::string& varia
       std::find_if(v->backends.begin(), v->backends.end(), [](const auto& p) { return p.first == Backend::emulated; });
   if (make == v->backends.end()) throw std::invalid_argument(variant + " has no emulated run to record");
   if (const auto why = skip_reason(*v, Backend::emulated, problem)) throw std::invalid_argument(variant + ": " + *why);
-  std::unique_ptr<Instance> instance = lesson.make_instance(problem, seed);
-  instance->problem = problem;
+  std::unique_ptr<Instance> instance = lesson.make_instance(problem, seed);  // (the registry sets its problem)
   RunOptions options;
   options.seed = seed;
   UseDevice emulator(Backend::emulated);
@@ -89,6 +88,16 @@ std::vector<StepOperation> operations_in(const steps::Trace& trace, std::uint32_
   return ops;
 }
 
+Hottest hottest_in(const steps::Trace& trace, std::uint32_t phase, std::uint32_t array) {
+  std::map<std::uint32_t, std::size_t> writes;
+  Hottest h;
+  for (const steps::Access& a : trace.accesses) {
+    if (!a.write || a.phase != phase || a.array != array) continue;
+    if (const std::size_t w = ++writes[a.element]; w > h.writes) h = {a.element, w};
+  }
+  return h;
+}
+
 std::uint32_t main_array(const steps::Trace& trace) {
   std::vector<std::size_t> count(trace.arrays.size(), 0);
   for (const steps::Access& a : trace.accesses) ++count[a.array];
@@ -130,8 +139,8 @@ std::string format_shared_steps(const StepRecording& recording, std::size_t elem
       const std::vector<StepOperation> ops = operations_in(t, p, array);
       std::size_t writers = 0;
       for (const StepOperation& op : ops) writers += op.writes.empty() ? 0 : 1;
-      const std::string until = t.barriers[p] == "the block's end" ? "until the block's end"
-                                                                   : "until the __syncthreads() at " + t.barriers[p];
+      const std::string until = t.barriers[p] == steps::kBlockEnd ? std::string("until ") + steps::kBlockEnd
+                                                                  : "until the __syncthreads() at " + t.barriers[p];
       const bool reads_only = writers == 0 && !ops.empty();  // (the block's end: a total read out)
       if (reads_only) {
         out += fmt::format("  phase {} ({}): {} thread{} read, none wrote\n", p, until, ops.size(),
@@ -155,16 +164,9 @@ std::string format_shared_steps(const StepRecording& recording, std::size_t elem
                            element_list(info.name, op.reads, info.type) + (op.reads.empty() ? "" : "; "),
                            element_list(info.name, op.writes, info.type));
       }
-      // Atomics: several writes to one element in one phase, each waiting for the one before it.
-      std::map<std::uint32_t, std::size_t> writes;
-      for (const steps::Access& a : t.accesses) {
-        if (a.write && a.phase == p && a.array == array) ++writes[a.element];
-      }
-      const auto hottest = std::max_element(writes.begin(), writes.end(),
-                                            [](const auto& a, const auto& b) { return a.second < b.second; });
-      if (hottest != writes.end() && hottest->second > 1) {
+      if (const Hottest hot = hottest_in(t, p, array); hot.writes > 1) {
         out += fmt::format("    contention: {}[{}] took {} writes (atomics) in this phase, one after another\n",
-                           info.name, hottest->first, hottest->second);
+                           info.name, hot.element, hot.writes);
       }
       const std::vector<std::uint32_t>& words = t.after[p][array];
       if (info.element_bytes == 4 && !words.empty()) {

@@ -38,6 +38,14 @@ struct StepOperation {
 std::vector<StepOperation> operations_in(const emulated::shared_steps::Trace& trace, std::uint32_t phase,
                                          std::uint32_t array);
 
+// The element of `array` written most often in `phase`, and how often: more than once only by
+// atomics, each waiting for the one before it (contention).
+struct Hottest {
+  std::uint32_t element = 0;
+  std::size_t writes = 0;
+};
+Hottest hottest_in(const emulated::shared_steps::Trace& trace, std::uint32_t phase, std::uint32_t array);
+
 // The array the trace's picture shows: the one with the most accesses.
 std::uint32_t main_array(const emulated::shared_steps::Trace& trace);
 
