@@ -13,4 +13,7 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// A draw uniform in [0, 1) from 64 mixed bits (their top 53: every double of the grid 2^-53).
+constexpr double unit_draw(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
 }  // namespace gpulab

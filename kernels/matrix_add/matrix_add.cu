@@ -1,7 +1,7 @@
 // Matrix add on a 2-D grid, C = A + B, rows x cols matrices stored row by row.
 //
 //   add_coalesced    threadIdx.x runs along a row: a warp reads 128 contiguous bytes
-//   add_coalesced_float4  the same, four columns per thread with 16-byte accesses
+//   add_coalesced_float4  the same, four columns per thread with 16-byte accesses, any width
 //   add_transposed   threadIdx.x runs down a column: a warp's 32 reads are a row apart
 //
 // Run them: lesson03_matrix_add --variant all --n 4096
@@ -34,20 +34,31 @@ __global__ void add_coalesced(const float* a, const float* b, float* c, std::siz
 
 // [snippet:add_coalesced_float4]
 // What it adds over add_coalesced: each thread adds four neighbouring columns, with one 16-byte
-// load from each matrix and one 16-byte store where the four are 16-byte aligned (every row, when
-// the width is a multiple of 4), and one by one otherwise. A warp moves 512 bytes per memory
-// instruction instead of 128, and more bytes are in flight.
+// load from each matrix and one 16-byte store, so a warp moves 512 bytes per memory instruction
+// instead of 128, and more bytes are in flight. A 16-byte access must start at a multiple of 16
+// bytes; when the width is no multiple of 4, most rows do not start at one. So each row is cut
+// where its first aligned element is: up to 3 columns of head, a body of whole float4s, up to 3
+// columns of tail. Thread x of a row takes float4 x of the body; the thread after the last
+// takes the head and the tail one by one.
 __global__ void add_coalesced_float4(const float* a, const float* b, float* c, std::size_t rows, std::size_t cols) {
-  const std::size_t col = 4 * (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x);
+  const std::size_t t = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const std::size_t row = std::size_t{blockIdx.y} * blockDim.y + threadIdx.y;
-  if (row >= rows || col >= cols) return;
-  const std::size_t i = row * cols + col;
-  if (col + 4 <= cols && i % 4 == 0) {
-    const float4 x = *reinterpret_cast<const float4*>(a + i);
-    const float4 y = *reinterpret_cast<const float4*>(b + i);
-    *reinterpret_cast<float4*>(c + i) = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
-  } else {
-    for (std::size_t k = 0; k < 4 && col + k < cols; ++k) c[i + k] = a[i + k] + b[i + k];
+  if (row >= rows) return;
+  const std::size_t start = row * cols;  // the row's first element
+  const std::size_t to_aligned = (4 - start % 4) % 4;
+  const std::size_t head = to_aligned < cols ? to_aligned : cols;
+  const std::size_t body = (cols - head) / 4;  // whole float4s from start + head
+  if (t < body) {
+    // A multiple of 4: the body's float4s are 16-byte aligned. Indexed as float4s (not cast at a
+    // float offset, i + 4t), nvcc keeps the store one 16-byte store; cast at the offset, it split
+    // it into 4 + 4 + 8 bytes (the PTX showed st.global.f32, .f32, .v2.f32) and wrote twice the sectors.
+    const std::size_t i = start + head;
+    const float4 x = reinterpret_cast<const float4*>(a + i)[t];
+    const float4 y = reinterpret_cast<const float4*>(b + i)[t];
+    reinterpret_cast<float4*>(c + i)[t] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  } else if (t == body) {
+    for (std::size_t k = 0; k < head; ++k) c[start + k] = a[start + k] + b[start + k];
+    for (std::size_t k = head + 4 * body; k < cols; ++k) c[start + k] = a[start + k] + b[start + k];
   }
 }
 // [/snippet]
@@ -139,7 +150,8 @@ void coalesced_float4(std::span<const float> a, std::span<const float> b, std::s
     return;
   }
   const dim3 block = block_shape(threads);
-  const dim3 grid(blocks_for((cols + 3) / 4, block.x), blocks_for(rows, block.y));  // a thread per 4 columns
+  // A thread per 4 columns: the body's float4s, and one more for the head and tail where a row has them.
+  const dim3 grid(blocks_for((cols + 3) / 4, block.x), blocks_for(rows, block.y));
   add_coalesced_float4<<<grid, block>>>(a.data(), b.data(), c.data(), rows, cols);
   check_launch("add_coalesced_float4", grid, block);
 }

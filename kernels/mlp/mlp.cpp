@@ -41,7 +41,7 @@ std::vector<float> initial_parameters(const Layout& layout, std::uint64_t seed) 
     const double limit = std::sqrt(6.0 / (in + out));
     const std::size_t first = layout.weight_offset(l);
     for (std::size_t i = 0; i < layout.weights(l); ++i) {
-      const double unit = static_cast<double>(mix64(mix64(seed) + first + i) >> 11) * 0x1.0p-53;
+      const double unit = unit_draw(mix64(mix64(seed) + first + i));
       params[first + i] = static_cast<float>(limit * (2 * unit - 1));
     }
   }

@@ -11,9 +11,7 @@ namespace {
 
 // Draw k of point i: uniform in [0, 1), a pure function of (seed, i, k).
 double uniform(std::uint64_t seed, int i, int k) {
-  return static_cast<double>(mix64(mix64(seed) + static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(k)) >>
-                             11) *
-         0x1.0p-53;
+  return unit_draw(mix64(mix64(seed) + static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(k)));
 }
 
 double gaussian(std::uint64_t seed, int i, int k) {  // Box–Muller

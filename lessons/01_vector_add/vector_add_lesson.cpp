@@ -20,7 +20,7 @@ using Span = std::span<const float>;
 
 RunFactory cpu(const char* name, void (*fn)(Span, Span, std::span<float>)) {
   return cpu_array_run(name, kTolerance,
-                       [fn](const Inputs& in, std::span<float> out, const Shape&, int) { fn(in[0], in[1], out); });
+                       [fn](const Inputs& in, std::span<float> out, const Launch&) { fn(in[0], in[1], out); });
 }
 
 Counts counts_of(const Problem& p) {

@@ -15,7 +15,7 @@ namespace th = thread_hierarchy;
 // y = 2x + 1 in float: one multiply and one add, each rounded (or one fused rounding).
 constexpr Tolerance kTolerance{2.4e-7, 1e-7};
 
-void cpu_loop(const Inputs& in, std::span<float> out, const Shape&, int) {
+void cpu_loop(const Inputs& in, std::span<float> out, const Launch&) {
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = 2.0f * in[0][i] + 1.0f;
 }
 

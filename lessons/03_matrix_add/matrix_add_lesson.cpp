@@ -21,14 +21,14 @@ using MatrixFunction = void (*)(Span, Span, std::span<float>, std::size_t rows, 
 using MatrixLauncher = void (*)(Span, Span, std::span<float>, std::size_t rows, std::size_t cols, int threads);
 
 RunFactory cpu(const char* name, MatrixFunction fn) {
-  return cpu_array_run(name, kTolerance, [fn](const Inputs& in, std::span<float> out, const Shape& shape, int) {
-    fn(in[0], in[1], out, shape[0], shape[1]);
+  return cpu_array_run(name, kTolerance, [fn](const Inputs& in, std::span<float> out, const Launch& launch) {
+    fn(in[0], in[1], out, launch.shape[0], launch.shape[1]);
   });
 }
 
 ArrayFunction matrix(MatrixLauncher f) {
-  return [f](const Inputs& in, std::span<float> out, const Shape& shape, int block) {
-    f(in[0], in[1], out, shape[0], shape[1], block);
+  return [f](const Inputs& in, std::span<float> out, const Launch& launch) {
+    f(in[0], in[1], out, launch.shape[0], launch.shape[1], launch.block);
   };
 }
 

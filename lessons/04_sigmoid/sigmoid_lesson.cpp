@@ -21,8 +21,7 @@ constexpr Tolerance kExact{1e-6, 1e-30};
 constexpr Tolerance kFast{2e-5, 1e-30};
 
 RunFactory cpu(const char* name, void (*fn)(std::span<const float>, std::span<float>)) {
-  return cpu_array_run(name, kExact,
-                       [fn](const Inputs& in, std::span<float> out, const Shape&, int) { fn(in[0], out); });
+  return cpu_array_run(name, kExact, [fn](const Inputs& in, std::span<float> out, const Launch&) { fn(in[0], out); });
 }
 
 double reference(float x) { return 1.0 / (1.0 + std::exp(-static_cast<double>(x))); }

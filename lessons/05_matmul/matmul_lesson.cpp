@@ -4,9 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "05_matmul/matmul_check.hpp"
 #include "05_matmul/matmul_problem.hpp"
-#include "05_matmul/product_run.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
@@ -19,97 +17,52 @@ namespace {
 namespace mm = matmul;
 
 using Span = std::span<const float>;
-// One variant's work, on host spans (CPU) or device spans (GPU, emulated).
-using MatmulFunction = std::function<void(Span a, Span b, std::span<float> c, int m, int n, int k, int block)>;
-// Theoretical occupancy at a block size and shape (warp_tiled picks its tiles from m and n).
-using OccupancyFunction = std::function<double(int block, int m, int n)>;
+using FixedLauncher = void (*)(Span a, Span b, std::span<float> c, int m, int n, int k);
+using BlockLauncher = void (*)(Span a, Span b, std::span<float> c, int m, int n, int k, int block);
+using OccupancyOf = std::function<double(int block, const ArrayInstance&)>;
 
-std::string name_of(const std::string& variant, Backend backend) {
-  return "matmul " + variant + " (" + std::string(to_string(backend)) + ")";
-}
+// ---- adapters from each function's own signature (A and B in, C out, the shape {m, n, k})
 
-class CpuMatmulRun : public Run {
- public:
-  CpuMatmulRun(const ProductInstance& in, std::string name, MatmulFunction fn)
-      : in_(in), name_(std::move(name)), fn_(std::move(fn)), c_(static_cast<std::size_t>(in.m) * in.n) {}
-  void poison() override { gpulab::poison(c_); }
-  void compute() override { fn_(in_.a, in_.b, c_, in_.m, in_.n, in_.k, 0); }
-  CheckResult check() const override { return check_product(c_, in_.reference, name_of(name_, Backend::cpu)); }
+int dim(const Launch& launch, std::size_t i) { return static_cast<int>(launch.shape[i]); }
 
- private:
-  const ProductInstance& in_;
-  std::string name_;
-  MatmulFunction fn_;
-  std::vector<float> c_;
-};
-
-// ---- adapters from each function's own signature
-
-using CpuFunction = void (*)(Span, Span, std::span<float>, int, int, int);
-using BlockLauncher = void (*)(Span, Span, std::span<float>, int, int, int, int);
-using FixedLauncher = void (*)(Span, Span, std::span<float>, int, int, int);
-
-RunFactory cpu(const std::string& name, CpuFunction fn) {
-  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    return std::make_unique<CpuMatmulRun>(
-        in, name, [fn](Span a, Span b, std::span<float> c, int m, int n, int k, int) { fn(a, b, c, m, n, k); });
-  });
-}
-
-// A kernel (or cuBLAS) on one target (product_run.hpp). `threads`: the threads per block it
-// launches (from the block size asked for).
-template <typename Target>
-RunFactory kernel_run(const std::string& name, MatmulFunction fn, std::function<int(int)> threads,
-                      OccupancyFunction occupancy) {
-  ProductFunctions<float> f;
-  f.multiply = [fn](const float* a, const float* b, float* c, int m, int n, int k, int block) {
-    const auto size = [](int rows, int cols) {
-      return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-    };
-    fn({a, size(m, k)}, {b, size(k, n)}, {c, size(m, n)}, m, n, k, block);
+ArrayFunction fixed(FixedLauncher f) {
+  return [f](const Inputs& in, std::span<float> c, const Launch& l) {
+    f(in[0], in[1], c, dim(l, 0), dim(l, 1), dim(l, 2));
   };
-  f.check = [](std::span<const float> c, const ProductInstance& in, const std::string& what) {
-    return check_product(c, in.reference, what);
+}
+ArrayFunction with_block(BlockLauncher f) {
+  return [f](const Inputs& in, std::span<float> c, const Launch& l) {
+    f(in[0], in[1], c, dim(l, 0), dim(l, 1), dim(l, 2), l.block);
   };
-  f.threads = std::move(threads);
-  f.occupancy = std::move(occupancy);
-  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-    return std::make_unique<ProductRun<Target, float>>(in, name_of(name, Target::backend), f, options.block);
-  });
 }
 
-MatmulFunction with_block(BlockLauncher f) {
-  return [f](Span a, Span b, std::span<float> c, int m, int n, int k, int block) { f(a, b, c, m, n, k, block); };
-}
-MatmulFunction fixed(FixedLauncher f) {
-  return [f](Span a, Span b, std::span<float> c, int m, int n, int k, int) { f(a, b, c, m, n, k); };
-}
+RunFactory cpu(const std::string& name, FixedLauncher fn) { return cpu_array_run(name, product_check(), fixed(fn)); }
 
-// A kernel variant on every device backend this build has, from one kernel source.
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const MatmulFunction& fn,
-                                                            const std::function<int(int)>& threads,
-                                                            const OccupancyFunction& occupancy) {
-  return on_devices([&]<typename Target>() { return kernel_run<Target>(name, fn, threads, occupancy); });
+// A kernel on every device backend this build has, from one kernel source: `threads` per block
+// (from the block size asked for; 0: a library) and its theoretical occupancy.
+std::vector<std::pair<Backend, RunFactory>> kernel(const std::string& name, const ArrayFunction& fn,
+                                                   std::function<int(int)> threads, OccupancyOf occupancy) {
+  return kernel_backends(name, product_check(), fn, KernelHooks{std::move(threads), std::move(occupancy)});
 }
 
 // A kernel that takes the block size asked for, and one whose tiles fix its block (`threads`).
 std::vector<std::pair<Backend, RunFactory>> block_kernel(const std::string& name, BlockLauncher launcher,
                                                          double (*occupancy)(int block)) {
-  return kernel_backends(name, with_block(launcher), mm::naive_threads,
-                         [occupancy](int block, int, int) { return occupancy(block); });
+  return kernel(name, with_block(launcher), mm::naive_threads,
+                [occupancy](int block, const ArrayInstance&) { return occupancy(block); });
 }
 std::vector<std::pair<Backend, RunFactory>> fixed_kernel(const std::string& name, FixedLauncher launcher, int threads,
-                                                         OccupancyFunction occupancy) {
-  return kernel_backends(
+                                                         OccupancyOf occupancy) {
+  return kernel(
       name, fixed(launcher), [threads](int) { return threads; }, std::move(occupancy));
 }
-OccupancyFunction fixed_occupancy(double (*occupancy)()) {
-  return [occupancy](int, int, int) { return occupancy(); };
+OccupancyOf fixed_occupancy(double (*occupancy)()) {
+  return [occupancy](int, const ArrayInstance&) { return occupancy(); };
 }
 
 // cuBLAS: on the emulator it is skipped, saying why (matmul::cublas needs a GPU).
 std::vector<std::pair<Backend, RunFactory>> cublas_backends() {
-  return kernel_backends("cublas", fixed(mm::cublas), [](int) { return 0; }, {});
+  return kernel("cublas", fixed(mm::cublas), [](int) { return 0; }, {});
 }
 
 // ---- the lesson
@@ -123,16 +76,10 @@ Lesson make_lesson() {
   l.summary = "SGEMM from one thread per element to warp tiles and double buffering, against cuBLAS and OpenBLAS";
   l.text_file = "docs/lessons/05-matmul.md";
   l.sources = {"kernels/matmul/matmul.cu", "kernels/matmul"};
-  l.size_help = "n for n × n matrices (m = n = k)";
   l.default_n = 1024;
-  l.max_n = 16384;
   l.sweep = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
-  l.test_problems = product_test_problems();
+  use_product_sizes(l, "matmul");
   l.test_sizes = {1, 17, 127, 1000};
-  l.problem = product_problem;
-  l.counts = product_counts;
-  l.footprint = product_footprint;
-  l.make_instance = make_product_instance;
   l.ladder_reference = "cublas";
 
   l.variants = {
@@ -173,7 +120,9 @@ Lesson make_lesson() {
       {"warp_tiled",
        "Warp-shaped tiles without bank conflicts, 16 × 8 per thread, double-buffered shared memory",
        fixed_kernel("warp_tiled", mm::warp_tiled, 256,
-                    [](int, int m, int n) { return mm::warp_tiled_occupancy(m, n); }),
+                    [](int, const ArrayInstance& in) {
+                      return mm::warp_tiled_occupancy(static_cast<int>(in.shape[0]), static_cast<int>(in.shape[1]));
+                    }),
        {},
        true},
       {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), {}, true},

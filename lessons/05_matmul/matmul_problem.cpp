@@ -37,17 +37,44 @@ Footprint product_footprint(const Problem& p) {
   return {4 * (m * k + k * n) + 4 * floats + reference, 4 * floats};
 }
 
-std::unique_ptr<Instance> make_product_instance(const Problem& p, std::uint64_t seed) {
-  auto in = std::make_unique<ProductInstance>();
-  in->m = product_dim(p, "m");
-  in->n = product_dim(p, "n");
-  in->k = product_dim(p, "k");
-  in->a.resize(static_cast<std::size_t>(in->m) * in->k);
-  in->b.resize(static_cast<std::size_t>(in->k) * in->n);
-  fill_uniform(in->a, seed, 0, -1.0f, 1.0f);
-  fill_uniform(in->b, seed, 1, -1.0f, 1.0f);
-  in->reference = product_reference(in->a, in->b, in->m, in->n, in->k, seed);
-  return in;
+namespace {
+
+std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> product_instances(std::string topic) {
+  return [topic](const Problem& p, std::uint64_t seed) -> std::unique_ptr<Instance> {
+    auto in = std::make_unique<ProductInstance>();
+    in->topic = topic;
+    in->input_names = {"A", "B"};
+    in->output_name = "C";
+    in->m = product_dim(p, "m");
+    in->n = product_dim(p, "n");
+    in->k = product_dim(p, "k");
+    in->shape = {static_cast<std::size_t>(in->m), static_cast<std::size_t>(in->n), static_cast<std::size_t>(in->k)};
+    in->inputs = {std::vector<float>(static_cast<std::size_t>(in->m) * in->k),
+                  std::vector<float>(static_cast<std::size_t>(in->k) * in->n)};
+    fill_uniform(in->inputs[0], seed, 0, -1.0f, 1.0f);
+    fill_uniform(in->inputs[1], seed, 1, -1.0f, 1.0f);
+    in->reference = product_reference(in->inputs[0], in->inputs[1], in->m, in->n, in->k, seed);
+    return in;
+  };
+}
+
+}  // namespace
+
+void use_product_sizes(Lesson& lesson, const std::string& topic) {
+  lesson.size_help = "n for n × n matrices (m = n = k)";
+  lesson.max_n = 16384;
+  lesson.test_problems = product_test_problems();
+  lesson.problem = product_problem;
+  lesson.counts = product_counts;
+  lesson.footprint = product_footprint;
+  lesson.make_instance = product_instances(topic);
+}
+
+ArrayCheck product_check(double input_roundoff) {
+  return check_with<ProductInstance>(
+      [input_roundoff](std::span<const float> c, const ProductInstance& in, const std::string& what) {
+        return check_product(c, in.reference, what, input_rounding_scale(in.k, input_roundoff));
+      });
 }
 
 }  // namespace gpulab

@@ -2,18 +2,23 @@
 // A matrix product as a lesson's problem — shapes, what it counts, its memory, random inputs and
 // the float64 reference — shared by lesson 05 (FP32) and lesson 09 (16-bit inputs).
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "05_matmul/matmul_check.hpp"
+#include "common/array_runs.hpp"
 #include "common/lesson.hpp"
 
 namespace gpulab {
 
-struct ProductInstance : Instance {
+// A and B (inputs[0] and [1], uniform in [-1, 1] from the seed, shape {m, n, k}); C's sampled
+// float64 reference.
+struct ProductInstance : ArrayInstance {
   int m = 0, n = 0, k = 0;
-  std::vector<float> a, b;  // uniform in [-1, 1] from the seed
   ProductReference reference;
+  std::size_t output_size() const override { return static_cast<std::size_t>(m) * static_cast<std::size_t>(n); }
 };
 
 // Square n × n × n.
@@ -29,6 +34,11 @@ std::vector<Problem> product_test_problems();
 // 2mnk FLOPs; the least traffic in FP32: read A and B once, write C once.
 Counts product_counts(const Problem& p);
 Footprint product_footprint(const Problem& p);
-std::unique_ptr<Instance> make_product_instance(const Problem& p, std::uint64_t seed);
+// A lesson of products (05, 09): n × n × n by --n up to 16384, the awkward test shapes, the counts,
+// the footprint and the instances; `topic` names its runs in messages ("matmul").
+void use_product_sizes(Lesson& lesson, const std::string& topic);
+// C against the reference; `input_roundoff` is the relative rounding of inputs stored in fewer
+// bits (2^-11 for FP16: see input_rounding_scale), 0 for FP32.
+ArrayCheck product_check(double input_roundoff = 0);
 
 }  // namespace gpulab

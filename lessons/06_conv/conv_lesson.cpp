@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "06_conv/conv_check.hpp"
+#include "common/array_runs.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "conv/conv.hpp"
@@ -18,13 +19,12 @@ namespace gpulab {
 
 namespace {
 
-using conv::Shape;
+using conv::Shape;  // the convolution's nine sizes (not the array runs' list of them)
 using Span = std::span<const float>;
 // One variant's work, on host spans (CPU) or device spans (GPU, emulated). `bias` is used by the
-// variants that add it; `workspace` holds what workspace() asked for.
+// variants that add it; `workspace` holds what the workspace hook asked for.
 using ConvFunction = std::function<void(Span x, Span w, Span bias, std::span<float> y, const Shape&, int block,
                                         std::span<float> workspace)>;
-using WorkspaceFunction = std::function<std::size_t(const Shape&)>;
 
 // What a variant computes, and so what it is checked against.
 struct Output {
@@ -32,10 +32,12 @@ struct Output {
   bool bias_relu = false;  // ReLU(x ⋆ w + bias) rather than x ⋆ w
 };
 
-struct ConvInstance : Instance {
-  Shape shape;
-  std::vector<float> x, w, bias;
+// x, w and bias (inputs 0, 1, 2), the shape's nine sizes (Shape's order), and the float64
+// reference with each element's bound.
+struct ConvInstance : ArrayInstance {
+  Shape conv_shape;
   ConvReference reference;
+  std::size_t output_size() const override { return conv_shape.output_size(); }
 };
 
 Shape shape_of(const Problem& p) {
@@ -44,93 +46,37 @@ Shape shape_of(const Problem& p) {
   return {d["N"], d["C"], d["H"], d["W"], d["K"], d["R"], d["S"], d["pad"], d["stride"]};
 }
 
-std::string name_of(const std::string& variant, Backend backend) {
-  return "conv " + variant + " (" + std::string(to_string(backend)) + ")";
+gpulab::Shape sizes_of(const Shape& s) {
+  return {static_cast<std::size_t>(s.n), static_cast<std::size_t>(s.c),   static_cast<std::size_t>(s.h),
+          static_cast<std::size_t>(s.w), static_cast<std::size_t>(s.k),   static_cast<std::size_t>(s.r),
+          static_cast<std::size_t>(s.s), static_cast<std::size_t>(s.pad), static_cast<std::size_t>(s.stride)};
+}
+Shape shape_of(const gpulab::Shape& sizes) {
+  const auto at = [&](std::size_t i) { return static_cast<int>(sizes[i]); };
+  return {at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8)};
 }
 
-class CpuConvRun : public Run {
- public:
-  CpuConvRun(const ConvInstance& in, std::string name, ConvFunction fn)
-      : in_(in), name_(std::move(name)), fn_(std::move(fn)), y_(in.shape.output_size()) {}
-  void poison() override { gpulab::poison(y_); }
-  void compute() override { fn_(in_.x, in_.w, in_.bias, y_, in_.shape, 0, {}); }
-  CheckResult check() const override {
-    return check_conv(y_, in_.reference, ConvArithmetic::direct, false, name_of(name_, Backend::cpu));
-  }
+// A ConvFunction as the array runs call it.
+ArrayFunction array_function(ConvFunction fn) {
+  return [fn](const Inputs& in, std::span<float> y, const Launch& launch) {
+    fn(in[0], in[1], in[2], y, shape_of(launch.shape), launch.block, launch.workspace);
+  };
+}
 
- private:
-  const ConvInstance& in_;
-  std::string name_;
-  ConvFunction fn_;
-  std::vector<float> y_;
-};
-
-// A kernel (or a library) on a device target: pinned host copies filled once; device x, w,
-// bias, y and the workspace allocated once, outside the timed work.
-template <typename Target>
-class KernelConvRun : public Run {
- public:
-  KernelConvRun(const ConvInstance& in, std::string name, ConvFunction fn, int block, int threads, Output output,
-                std::size_t workspace, std::function<std::string(const Shape&)> note)
-      : in_(in),
-        name_(std::move(name)),
-        fn_(std::move(fn)),
-        block_(block),
-        threads_(threads),
-        output_(output),
-        note_(std::move(note)),
-        host_x_(in.x.size(), "x (host)"),
-        host_w_(in.w.size(), "w (host)"),
-        host_bias_(in.bias.size(), "bias (host)"),
-        host_y_(in.shape.output_size(), "y (host)"),
-        x_(in.x.size(), "x"),
-        w_(in.w.size(), "w"),
-        bias_(in.bias.size(), "bias"),
-        y_(host_y_.size(), "y"),
-        workspace_(workspace, "workspace") {
-    std::copy(in.x.begin(), in.x.end(), host_x_.data());
-    std::copy(in.w.begin(), in.w.end(), host_w_.data());
-    std::copy(in.bias.begin(), in.bias.end(), host_bias_.data());
-  }
-  void poison() override {
-    y_.fill_bytes(kPoisonByte);
-    gpulab::poison(host_y_.span());
-  }
-  void upload() override {
-    x_.copy_from(host_x_.span());
-    w_.copy_from(host_w_.span());
-    bias_.copy_from(host_bias_.span());
-  }
-  void compute() override { fn_(x_.span(), w_.span(), bias_.span(), y_.span(), in_.shape, block_, workspace_.span()); }
-  void download() override { y_.copy_to(host_y_.span()); }
-  CheckResult check() const override {
-    return check_conv(host_y_.span(), in_.reference, output_.arithmetic, output_.bias_relu,
-                      name_of(name_, Target::backend));
-  }
-  int block() const override { return threads_; }
-  std::string note() const override { return note_ ? note_(in_.shape) : std::string(); }
-
- private:
-  const ConvInstance& in_;
-  std::string name_;
-  ConvFunction fn_;
-  int block_, threads_;
-  Output output_;
-  std::function<std::string(const Shape&)> note_;
-  typename Target::template HostBuffer<float> host_x_, host_w_, host_bias_, host_y_;
-  typename Target::template DeviceBuffer<float> x_, w_, bias_, y_, workspace_;
-};
+ArrayCheck conv_check(Output output) {
+  return check_with<ConvInstance>([output](std::span<const float> y, const ConvInstance& in, const std::string& what) {
+    return check_conv(y, in.reference, output.arithmetic, output.bias_relu, what);
+  });
+}
 
 // ---- adapters from each function's own signature
 
 using CpuFunction = void (*)(Span, Span, std::span<float>, const Shape&);
 
 RunFactory cpu(const std::string& name, CpuFunction fn) {
-  return factory<ConvInstance>([=](const ConvInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    return std::make_unique<CpuConvRun>(
-        in, name,
-        [fn](Span x, Span w, Span, std::span<float> y, const Shape& s, int, std::span<float>) { fn(x, w, y, s); });
-  });
+  return cpu_array_run(name, conv_check({}),
+                       array_function([fn](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
+                                           std::span<float>) { fn(x, w, y, s); }));
 }
 
 // How a device variant runs: its function, the threads per block it launches (0: a library),
@@ -139,27 +85,27 @@ struct DeviceVariant {
   ConvFunction fn;
   std::function<int(int block)> threads;
   Output output;
-  WorkspaceFunction workspace = {};
+  std::function<std::size_t(const Shape&)> workspace = {};
   std::function<std::string(const Shape&)> note = {};
   // Where the arithmetic depends on the shape (a library's choice), the bound to check against.
   std::function<ConvArithmetic(const Shape&)> arithmetic_of = {};
 };
 
-template <typename Target>
-RunFactory device_run(const std::string& name, DeviceVariant v) {
-  return factory<ConvInstance>([=](const ConvInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-    const std::size_t workspace = v.workspace ? v.workspace(in.shape) : 0;
-    Output output = v.output;
-    if (v.arithmetic_of) output.arithmetic = v.arithmetic_of(in.shape);
-    return std::make_unique<KernelConvRun<Target>>(in, name, v.fn, options.block, v.threads(options.block), output,
-                                                   workspace, v.note);
-  });
-}
-
 // A variant on every device backend this build has, from one kernel source. The libraries'
 // (cuBLAS, cuFFT, cuDNN) are skipped on the emulator, saying why.
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const DeviceVariant& v) {
-  return on_devices([&]<typename Target>() { return device_run<Target>(name, v); });
+std::vector<std::pair<Backend, RunFactory>> device_backends(const std::string& name, const DeviceVariant& v) {
+  const auto shape = [](const ArrayInstance& in) { return static_cast<const ConvInstance&>(in).conv_shape; };
+  KernelHooks hooks{v.threads};
+  if (v.workspace) hooks.workspace = [shape, f = v.workspace](const ArrayInstance& in) { return f(shape(in)); };
+  if (v.note) hooks.note = [shape, f = v.note](const ArrayInstance& in) { return f(shape(in)); };
+  const ArrayCheck fixed = conv_check(v.output);
+  const ArrayCheck check =
+      v.arithmetic_of ? ArrayCheck::with([v, shape](std::span<const float> y, const ArrayInstance& in, int block,
+                                                    const std::string& what) {
+        return conv_check({v.arithmetic_of(shape(in)), v.output.bias_relu})(y, in, block, what);
+      })
+                      : fixed;
+  return gpulab::kernel_backends(name, check, array_function(v.fn), hooks);
 }
 
 std::function<int(int)> fixed_threads(int threads) {
@@ -199,7 +145,7 @@ const DeviceVariant fused_variant{[](Span x, Span w, Span b, std::span<float> y,
 
 // The debugging kernel with one bug (or none).
 std::vector<std::pair<Backend, RunFactory>> debug_backends(const std::string& name, conv::Bug bug) {
-  return kernel_backends(name, DeviceVariant{[bug](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
+  return device_backends(name, DeviceVariant{[bug](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
                                                    std::span<float>) { conv::debug_tiled(x, w, y, s, bug); },
                                              fixed_threads(256),
                                              {}});
@@ -290,15 +236,17 @@ Footprint footprint_of(const Problem& p) {
 
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
   auto in = std::make_unique<ConvInstance>();
-  in->shape = shape_of(p);
-  conv::check_shape(in->shape);
-  in->x.resize(in->shape.input_size());
-  in->w.resize(in->shape.filter_size());
-  in->bias.resize(static_cast<std::size_t>(in->shape.k));
-  fill_uniform(in->x, seed, 0, -1.0f, 1.0f);
-  fill_uniform(in->w, seed, 1, -1.0f, 1.0f);
-  fill_uniform(in->bias, seed, 2, -1.0f, 1.0f);
-  in->reference = conv_reference(in->x, in->w, in->bias, in->shape, seed);
+  const Shape s = shape_of(p);
+  conv::check_shape(s);
+  in->topic = "conv";
+  in->input_names = {"x", "w", "bias"};
+  in->output_name = "y";
+  in->conv_shape = s;
+  in->shape = sizes_of(s);
+  in->inputs = {std::vector<float>(s.input_size()), std::vector<float>(s.filter_size()),
+                std::vector<float>(static_cast<std::size_t>(s.k))};
+  for (std::size_t i = 0; i < 3; ++i) fill_uniform(in->inputs[i], seed, i, -1.0f, 1.0f);
+  in->reference = conv_reference(in->inputs[0], in->inputs[1], in->inputs[2], s, seed);
   return in;
 }
 
@@ -383,25 +331,25 @@ Lesson make_lesson() {
       variant("cpu_im2col", "im2col, then OpenBLAS sgemm per image",
               {{Backend::cpu, cpu("cpu_im2col", cv::cpu_im2col)}}),
       variant("direct", "One thread per output, the window read from global memory",
-              kernel_backends("direct", direct_variant), false),
+              device_backends("direct", direct_variant), false),
       variant("tiled", "Input tile + halo in shared memory, filters in constant memory, 8 filters per thread",
-              kernel_backends("tiled", plain(conv::tiled, 256)), true, constant_memory_fits),
+              device_backends("tiled", plain(conv::tiled, 256)), true, constant_memory_fits),
       variant("im2col_gemm", "im2col into a buffer, then lesson 05's warp-tiled GEMM",
-              kernel_backends("im2col_gemm", im2col_variant(matmul::warp_tiled, 256)), true, im2col_fits),
+              device_backends("im2col_gemm", im2col_variant(matmul::warp_tiled, 256)), true, im2col_fits),
       variant("im2col_cublas", "im2col into a buffer, then cuBLAS SGEMM (FP32)",
-              kernel_backends("im2col_cublas", im2col_variant(matmul::cublas, 0)), true, im2col_fits),
+              device_backends("im2col_cublas", im2col_variant(matmul::cublas, 0)), true, im2col_fits),
       variant("implicit_gemm", "The GEMM with each tile of the patch matrix gathered from x: no im2col buffer",
-              kernel_backends("implicit_gemm", plain(conv::implicit_gemm, 256)), true, implicit_gemm_fits),
+              device_backends("implicit_gemm", plain(conv::implicit_gemm, 256)), true, implicit_gemm_fits),
       variant("winograd", "Winograd F(2×2, 3×3): transformed tiles, 16 GEMMs, 16 multiplies per 36",
-              kernel_backends("winograd", winograd_variant), true, winograd_applies),
+              device_backends("winograd", winograd_variant), true, winograd_applies),
       variant("fft", "cuFFT: pad, transform, multiply spectra, transform back (for large filters)",
-              kernel_backends("fft", plain(conv::fft, 0, {ConvArithmetic::fft, false}))),
+              device_backends("fft", plain(conv::fft, 0, {ConvArithmetic::fft, false}))),
       variant("fused", "tiled + bias + ReLU in the same kernel: y = max(0, x ⋆ w + b), one pass",
-              kernel_backends("fused", fused_variant), true, constant_memory_fits),
+              device_backends("fused", fused_variant), true, constant_memory_fits),
       variant("cudnn", "cuDNN forward convolution, FP32 (FMA math), the algorithm it measured fastest",
-              kernel_backends("cudnn", cudnn_variant(false))),
+              device_backends("cudnn", cudnn_variant(false))),
       variant("cudnn_bias_relu", "cuDNN convolution, then a separate bias + ReLU pass: what fused replaces",
-              kernel_backends("cudnn_bias_relu", cudnn_variant(true))),
+              device_backends("cudnn_bias_relu", cudnn_variant(true))),
       bug("debug_fixed", "The debugging lesson's shared-memory kernel, correct: one filter per block", conv::Bug::none),
       bug("bug_shared_index", "Deliberately wrong: reads shared memory with the output tile's row pitch",
           conv::Bug::shared_index),

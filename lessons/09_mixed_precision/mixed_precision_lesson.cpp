@@ -9,9 +9,7 @@
 #include <functional>
 
 #include <fmt/format.h>
-#include "05_matmul/matmul_check.hpp"
 #include "05_matmul/matmul_problem.hpp"
-#include "05_matmul/product_run.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
@@ -44,44 +42,22 @@ double roundoff(Format f) {
   return 0;
 }
 
-std::string name_of(const std::string& variant, Backend backend) {
-  return "mixed precision " + variant + " (" + std::string(to_string(backend)) + ")";
-}
-
-CheckResult check(std::span<const float> c, const ProductInstance& in, const std::string& what, Format format) {
-  return check_product(c, in.reference, what, input_rounding_scale(in.k, roundoff(format)));
-}
+// A and B's shape {m, n, k}, from a launch.
+int dim(const Launch& launch, std::size_t i) { return static_cast<int>(launch.shape[i]); }
 
 // ---- the CPU: OpenBLAS on the inputs as they are, or as a 16-bit format would store them
-
-class CpuRun : public Run {
- public:
-  CpuRun(const ProductInstance& in, std::string name, Format format)
-      : in_(in), name_(std::move(name)), format_(format) {
-    a_ = in.a;
-    b_ = in.b;
-    float (*round)(float) = format == Format::fp16 ? mx::round_to_fp16 : mx::round_to_bf16;
-    if (format != Format::fp32) {
-      std::transform(a_.begin(), a_.end(), a_.begin(), round);
-      std::transform(b_.begin(), b_.end(), b_.begin(), round);
-    }
-    c_.resize(static_cast<std::size_t>(in.m) * in.n);
-  }
-  void poison() override { gpulab::poison(c_); }
-  void compute() override { matmul::cpu_openblas(a_, b_, c_, in_.m, in_.n, in_.k); }
-  CheckResult check() const override { return gpulab::check(c_, in_, name_of(name_, Backend::cpu), format_); }
-
- private:
-  const ProductInstance& in_;
-  std::string name_;
-  Format format_;
-  std::vector<float> a_, b_, c_;
-};
+// (rounded once, outside every timer)
 
 RunFactory cpu(const std::string& name, Format format) {
-  return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-    return std::make_unique<CpuRun>(in, name, format);
-  });
+  float (*store)(float) = format == Format::fp16   ? mx::round_to_fp16
+                          : format == Format::bf16 ? mx::round_to_bf16
+                                                   : nullptr;
+  return cpu_array_run(
+      name, product_check(roundoff(format)),
+      [](const Inputs& in, std::span<float> c, const Launch& l) {
+        matmul::cpu_openblas(in[0], in[1], c, dim(l, 0), dim(l, 1), dim(l, 2));
+      },
+      store);
 }
 
 // ---- the GPU: A and B stored as `Element` (float, or the bit patterns of a 16-bit format),
@@ -91,27 +67,26 @@ using GemmOn = std::function<void(const Element* a, const Element* b, float* c, 
 
 using Backends = std::vector<std::pair<Backend, RunFactory>>;
 
-// The run of a GPU variant, for a target (gpu_only makes it for the GPU alone): lesson 05's
-// product run (product_run.hpp) with A and B stored as `Element`, so a 16-bit format also halves
-// the upload, and checked with the bound of the format.
+// The run of a GPU variant, for a target (gpu_only makes it for the GPU alone): the array run
+// with A and B stored as `Element`, checked with the bound of the format; a 16-bit format on
+// tensor cores that do not take it is skipped, saying so.
 template <typename Element>
 auto gpu_run(const std::string& name, Format format, GemmOn<Element> gemm) {
   return [=]<typename Target>() {
-    ProductFunctions<Element> f;
-    f.multiply = [gemm](const Element* a, const Element* b, float* c, int m, int n, int k, int) {
-      gemm(a, b, c, m, n, k);
+    const ArrayFunctionOf<Element> multiply = [gemm](const InputsOf<Element>& in, std::span<float> c, const Launch& l) {
+      gemm(in[0].data(), in[1].data(), c.data(), dim(l, 0), dim(l, 1), dim(l, 2));
     };
-    if constexpr (!std::is_same_v<Element, float>) f.store = format == Format::fp16 ? mx::fp16_bits : mx::bf16_bits;
-    f.check = [format](std::span<const float> c, const ProductInstance& in, const std::string& what) {
-      return check(c, in, what, format);
-    };
-    return factory<ProductInstance>([=](const ProductInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
+    Element (*store)(float) = nullptr;
+    if constexpr (!std::is_same_v<Element, float>) store = format == Format::fp16 ? mx::fp16_bits : mx::bf16_bits;
+    const ArrayCheck check = product_check(roundoff(format));
+    return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
       const auto s = format == Format::bf16 ? mx::Storage::bf16 : mx::Storage::fp16;
       if ((format == Format::fp16 || format == Format::bf16) && !mx::tensor_cores_take(s)) {
         throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
                             " (compute capability 8.0 or newer does)");
       }
-      return std::make_unique<ProductRun<Target, Element>>(in, name_of(name, Target::backend), f, options.block);
+      return std::make_unique<KernelArrayRun<Target, Element>>(in, name, check, options.block, multiply,
+                                                               KernelHooks{[](int) { return 0; }}, store);
     });
   };
 }
@@ -213,17 +188,11 @@ Lesson make_lesson() {
   l.summary = "FP16 and BF16 storage with FP32 sums: WMMA tensor-core kernels, cuBLAS FP16/BF16/TF32, and their error";
   l.text_file = "docs/lessons/09-mixed-precision.md";
   l.sources = {"kernels/mixed/wmma_gemm.cu", "kernels/mixed"};
-  l.size_help = "n for n × n matrices (m = n = k)";
   l.default_n = 2048;
-  l.max_n = 16384;
   l.sweep = {128, 256, 512, 1024, 2048, 4096, 8192};
-  l.test_problems = product_test_problems();
+  use_product_sizes(l, "mixed precision");
   l.test_problems.push_back(product_shape(128, 256, 64));  // whole fragments, for wmma_simple
   l.test_sizes = {1, 17, 128, 1000};
-  l.problem = product_problem;
-  l.counts = product_counts;
-  l.footprint = product_footprint;
-  l.make_instance = make_product_instance;
   l.ladder_reference = "cublas_fp16";
   l.train = train_report;
   const bool half = true;

@@ -23,13 +23,15 @@ using CpuFunction = void (*)(Span, std::span<float>, std::size_t rows, std::size
 using TileLauncher = void (*)(Span, std::span<float>, std::size_t rows, std::size_t cols);
 
 RunFactory cpu(const char* name, CpuFunction fn) {
-  return cpu_array_run(name, kExact, [fn](const Inputs& in, std::span<float> out, const Shape& shape, int) {
-    fn(in[0], out, shape[0], shape[1]);
+  return cpu_array_run(name, kExact, [fn](const Inputs& in, std::span<float> out, const Launch& launch) {
+    fn(in[0], out, launch.shape[0], launch.shape[1]);
   });
 }
 
 ArrayFunction tiles(TileLauncher f) {
-  return [f](const Inputs& in, std::span<float> out, const Shape& shape, int) { f(in[0], out, shape[0], shape[1]); };
+  return [f](const Inputs& in, std::span<float> out, const Launch& launch) {
+    f(in[0], out, launch.shape[0], launch.shape[1]);
+  };
 }
 
 // Square matrices by --n; any rows x cols by --shape.
@@ -115,8 +117,8 @@ Lesson make_lesson() {
        {{Backend::cpu, cpu("cpu_threads", tr::cpu_threads)}}},
       {"naive", "A thread per element: reads coalesced, each warp's writes 32 sectors apart",
        kernel_backends("naive", kExact,
-                       [](const Inputs& in, std::span<float> out, const Shape& shape, int block) {
-                         tr::naive(in[0], out, shape[0], shape[1], block);
+                       [](const Inputs& in, std::span<float> out, const Launch& launch) {
+                         tr::naive(in[0], out, launch.shape[0], launch.shape[1], launch.block);
                        })},
       {"shared_tile",
        "A 32 x 32 tile through shared memory: both sides coalesced, 32-way bank conflicts",

@@ -53,7 +53,7 @@ double vector_loads(std::size_t n, int) {
 // elements a thread (CUB's tiles give far fewer at every size here).
 double cub(std::size_t n, int) { return static_cast<double>(n >> 16) + 64 + log2_up(n); }
 
-ToleranceOf bound(Depth depth) {
+ArrayCheck bound(Depth depth) {
   return [depth](const ArrayInstance& in, int block) { return Tolerance{gamma(depth(in.inputs[0].size(), block)), 0}; };
 }
 
@@ -71,12 +71,12 @@ using Span = std::span<const float>;
 
 RunFactory cpu(const char* name, Depth depth, void (*fn)(Span, std::span<float>)) {
   return cpu_array_run(name, bound(depth),
-                       [fn](const Inputs& in, std::span<float> out, const Shape&, int) { fn(in[0], out); });
+                       [fn](const Inputs& in, std::span<float> out, const Launch&) { fn(in[0], out); });
 }
 
 std::vector<std::pair<Backend, RunFactory>> kernels(const char* name, Depth depth, void (*fn)(Span, std::span<float>)) {
   return kernel_backends(name, bound(depth),
-                         [fn](const Inputs& in, std::span<float> out, const Shape&, int) { fn(in[0], out); });
+                         [fn](const Inputs& in, std::span<float> out, const Launch&) { fn(in[0], out); });
 }
 
 Counts counts_of(const Problem& p) {
@@ -138,8 +138,8 @@ Lesson make_lesson() {
       {"atomic_per_element",
        "A thread per element, each an atomicAdd on the one sum",
        kernel_backends("atomic_per_element", bound(running),
-                       [](const Inputs& in, std::span<float> out, const Shape&, int block) {
-                         rd::atomic_per_element(in[0], out, block);
+                       [](const Inputs& in, std::span<float> out, const Launch& launch) {
+                         rd::atomic_per_element(in[0], out, launch.block);
                        }),
        {},
        false,

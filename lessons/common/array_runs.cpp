@@ -1,35 +1,52 @@
 #include "common/array_runs.hpp"
 
+#include <algorithm>
+
 #include "common/random.hpp"
 
 namespace gpulab {
 
-CpuArrayRun::CpuArrayRun(const ArrayInstance& in, std::string name, Tolerance tolerance, ArrayFunction fn)
-    : in_(in), name_(std::move(name)), tolerance_(tolerance), fn_(std::move(fn)), out_(in.output_size()) {
-  for (const auto& input : in.inputs) inputs_.emplace_back(input);
+CpuArrayRun::CpuArrayRun(const ArrayInstance& in, std::string name, ArrayCheck check, ArrayFunction fn,
+                         float (*store)(float))
+    : in_(in),
+      name_(std::move(name)),
+      check_(std::move(check)),
+      fn_(std::move(fn)),
+      launch_{in.shape, 0, {}},
+      out_(in.output_size()) {
+  if (store != nullptr) {
+    for (const auto& input : in.inputs) {
+      stored_.emplace_back(input.size());
+      std::transform(input.begin(), input.end(), stored_.back().begin(), store);
+    }
+  }
+  for (const auto& input : store != nullptr ? stored_ : in.inputs) inputs_.emplace_back(input);
 }
 
 void CpuArrayRun::poison() { gpulab::poison(out_); }
-void CpuArrayRun::compute() { fn_(inputs_, out_, in_.shape, 0); }
-CheckResult CpuArrayRun::check() const {
-  return compare(out_, in_.expected, tolerance_, in_.topic + " " + name_ + " (cpu)");
-}
+void CpuArrayRun::compute() { fn_(inputs_, out_, launch_); }
+CheckResult CpuArrayRun::check() const { return check_(out_, in_, 0, run_name(in_, name_, Backend::cpu)); }
 
-RunFactory cpu_array_run(const std::string& name, const ToleranceOf& tolerance, ArrayFunction fn) {
-  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-    return std::make_unique<CpuArrayRun>(in, name, tolerance(in, options.block), fn);
+RunFactory cpu_array_run(const std::string& name, const ArrayCheck& check, ArrayFunction fn, float (*store)(float)) {
+  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    return std::make_unique<CpuArrayRun>(in, name, check, fn, store);
   });
 }
 
-std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const ToleranceOf& tolerance,
-                                                            const ArrayFunction& fn,
-                                                            const OccupancyFunction& occupancy) {
-  return on_devices([&]<typename Target>() { return kernel_array_run<Target>(name, tolerance, fn, occupancy); });
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const ArrayCheck& check,
+                                                            const ArrayFunction& fn, const KernelHooks& hooks) {
+  return on_devices([&]<typename Target>() { return kernel_array_run<Target>(name, check, fn, hooks); });
 }
 
-std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string& name, Tolerance tolerance,
+std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const ArrayCheck& check,
+                                                            const ArrayFunction& fn,
+                                                            const OccupancyFunction& occupancy) {
+  return kernel_backends(name, check, fn, with_occupancy(occupancy));
+}
+
+std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string& name, const ArrayCheck& check,
                                                                const ArrayFunction& fn, const std::string& instead) {
-  return on_devices([&]<typename Target>() { return one_block_run<Target>(name, tolerance, fn, instead); });
+  return on_devices([&]<typename Target>() { return one_block_run<Target>(name, check, fn, instead); });
 }
 
 std::unique_ptr<ArrayInstance> random_inputs(const std::string& topic, const std::vector<std::string>& names,

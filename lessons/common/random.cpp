@@ -15,7 +15,7 @@ void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream
   const double width = static_cast<double>(hi) - lo;
 #pragma omp parallel for schedule(static)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
-    const double unit = static_cast<double>(mix64(key + static_cast<std::uint64_t>(i)) >> 11) * 0x1.0p-53;
+    const double unit = unit_draw(mix64(key + static_cast<std::uint64_t>(i)));
     out[static_cast<std::size_t>(i)] = static_cast<float>(lo + width * unit);
   }
 }

@@ -1,0 +1,96 @@
+#include "cnn/cnn.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "common/mix.hpp"
+
+namespace gpulab::cnn {
+
+std::size_t Layout::size(Block b) const {
+  const auto n = [](int x) { return static_cast<std::size_t>(x); };
+  switch (b) {
+    case w1:
+      return n(c1) * n(channels) * 9;
+    case b1:
+      return n(c1);
+    case w2:
+      return n(c2) * n(c1) * 9;
+    case b2:
+      return n(c2);
+    case w3:
+      return n(hidden) * n(features());
+    case b3:
+      return n(hidden);
+    case w4:
+      return n(classes) * n(hidden);
+    case b4:
+      return n(classes);
+    case blocks:
+      break;
+  }
+  return 0;
+}
+
+std::size_t Layout::offset(Block b) const {
+  std::size_t at = 0;
+  for (int k = 0; k < b; ++k) at += size(static_cast<Block>(k));
+  return at;
+}
+
+int Layout::fan_in(Block b) const {
+  switch (b) {
+    case w1:
+    case b1:
+      return channels * 9;
+    case w2:
+    case b2:
+      return c1 * 9;
+    case w3:
+    case b3:
+      return features();
+    case w4:
+    case b4:
+    case blocks:
+      break;
+  }
+  return hidden;
+}
+
+double Layout::macs() const {
+  const double s = side, s1 = side1();
+  return s * s * c1 * channels * 9 + s1 * s1 * c2 * c1 * 9 + static_cast<double>(features()) * hidden +
+         static_cast<double>(hidden) * classes;
+}
+
+void check_layout(const Layout& net) {
+  if (net.side < 4 || net.side > 256 || net.side % 4 != 0) {
+    throw std::invalid_argument("cnn: the image side must be a multiple of 4 from 4 to 256 (two 2 × 2 pools), not " +
+                                std::to_string(net.side));
+  }
+  for (int width : {net.channels, net.c1, net.c2, net.hidden, net.classes}) {
+    if (width < 1 || width > 4096) throw std::invalid_argument("cnn: every width must be from 1 to 4096");
+  }
+}
+
+std::string to_string(const Layout& net) {
+  return std::to_string(net.side) + "×" + std::to_string(net.side) + "×" + std::to_string(net.channels) + " → " +
+         std::to_string(net.c1) + " → " + std::to_string(net.c2) + " → " + std::to_string(net.features()) + " → " +
+         std::to_string(net.hidden) + " → " + std::to_string(net.classes);
+}
+
+std::vector<float> initial_parameters(const Layout& net, std::uint64_t seed) {
+  check_layout(net);
+  std::vector<float> params(net.parameters());
+  for (int b = 0; b < Layout::blocks; ++b) {
+    const auto block = static_cast<Layout::Block>(b);
+    const double bound = 1.0 / std::sqrt(static_cast<double>(net.fan_in(block)));
+    const std::size_t first = net.offset(block);
+    for (std::size_t i = 0; i < net.size(block); ++i) {
+      params[first + i] = static_cast<float>(bound * (2 * unit_draw(mix64(mix64(seed) + first + i)) - 1));
+    }
+  }
+  return params;
+}
+
+}  // namespace gpulab::cnn
