@@ -17,6 +17,7 @@
 #include "mlp/mlp_train.hpp"
 #include "support/lesson_runs.hpp"
 #include "support/mlp_batch.hpp"
+#include "support/test_target.hpp"
 
 using namespace gpulab;
 using namespace gpulab::mlp;
@@ -25,13 +26,8 @@ using gpulab::test::random_batch;
 using gpulab::test::relative_difference;
 
 namespace {
-#if GPULAB_TEST_ON_GPU
-constexpr Backend kBackend = Backend::gpu;
-using Target = GpuTarget;
-#else
-constexpr Backend kBackend = Backend::emulated;
-using Target = EmulatedTarget;
-#endif
+using test::kBackend;
+using test::Target;
 using Buffer = Target::DeviceBuffer<float>;
 
 // Every step the lesson runs on this backend, and "fused_64": the fused kernel with a block of

@@ -16,7 +16,7 @@ rm -f ".carry/$build/bin/gpulab" ".carry/$build"/tests/app_*test
 find ".carry/$build/CMakeFiles" -maxdepth 2 -name 'CompilerId*' -exec rm -rf {} +
 find ".carry/$build/bin" ".carry/$build/tests" -maxdepth 1 -type f -perm -u+x -exec strip --strip-unneeded {} +
 # One archive: the executables are mostly the same bytes (every lesson links every lesson), which
-# xz's window finds. On the GPU machine: tar xf .carry/BUILD.tar.xz
-tar -C .carry -cf - "$build" | xz -T2 -6 > ".carry/$build.tar.xz"
+# xz's window (64 MiB at -9, one thread: one window over the whole tar) finds. On the GPU machine: tar xf .carry/BUILD.tar.xz
+tar -C .carry -cf - "$build" | xz -T1 -9 > ".carry/$build.tar.xz"
 rm -rf ".carry/$build"
 du -sh ".carry/$build.tar.xz"

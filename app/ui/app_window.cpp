@@ -100,7 +100,7 @@ bool AppWindow::settled() const {
   // Tab bars and fonts take a few frames to lay out; a thread map or timeline being recorded is
   // waited for.
   if (map_future_.valid() || timeline_future_.valid() || map_sectors_future_.valid() || memory_future_.valid() ||
-      !training_view_.idle() || !steps_view_.idle() || grade_job_.busy())
+      !training_view_.idle() || !image_training_view_.idle() || !steps_view_.idle() || grade_job_.busy())
     return false;
   if (!(options_.run || options_.sweep)) return frames_after_finish_ > 10;
   return finished_ && frames_after_finish_ > 10;
@@ -451,8 +451,8 @@ std::vector<std::string> AppWindow::view_keys(const Lesson* lesson) {
 }
 
 bool has_visualization(const Lesson& l) {
-  return l.live_training || static_cast<bool>(l.timeline) || static_cast<bool>(l.thread_map) ||
-         !l.step_variants.empty();
+  return l.live_training || static_cast<bool>(l.image_training) || static_cast<bool>(l.timeline) ||
+         static_cast<bool>(l.thread_map) || !l.step_variants.empty();
 }
 bool has_exercise(const Lesson& l) { return !grading::exercises_of_lesson(l.id).empty(); }
 

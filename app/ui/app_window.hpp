@@ -22,6 +22,7 @@
 #include "core/series.hpp"
 #include "core/settings.hpp"
 #include "ui/fonts.hpp"
+#include "ui/image_training_view.hpp"
 #include "ui/plot.hpp"
 #include "ui/steps_view.hpp"
 #include "ui/training_view.hpp"
@@ -181,8 +182,9 @@ class AppWindow {
   std::future<std::vector<Result>> map_sectors_future_, memory_future_;
   std::future<Timeline> timeline_future_;
   TrainingView training_view_;  // lesson 07's Visualize view
-  StepsView steps_view_;        // shared memory step by step
-  GradeJob grade_job_;          // the Exercise view's Grade button
+  ImageTrainingView image_training_view_;
+  StepsView steps_view_;  // shared memory step by step
+  GradeJob grade_job_;    // the Exercise view's Grade button
   bool grade_on_gpu_ = true;
   bool pending_start_ = false, started_ = false, finished_ = false;
   int frames_after_finish_ = 0;

@@ -7,9 +7,10 @@ namespace gpulab::app {
 
 namespace {
 
-// Latin, the punctuation and symbols the lessons use (µ, ×, —, •, →, ≤, ≥, √, ∑).
-const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF, 0x2200,
-                           0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2700, 0x27BF, 0};
+// Latin, the punctuation and symbols the lessons use (µ, ×, —, •, →, ≤, ≥, √, ∑), accents that
+// combine (m̂), and the small letters and digits of formulas (Wᵀ, βᵗ, 10⁻⁵, xₙ).
+const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0300, 0x036F, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x209F, 0x2190,
+                           0x21FF, 0x2200, 0x23FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0x2700, 0x27BF, 0};
 
 // Symbols Inter lacks (⌈ ⌉, ✓ ...) come from DejaVu Sans, merged into each font.
 const char* const kFallback = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";

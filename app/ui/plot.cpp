@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace gpulab::app {
 
 ImU32 series_colour(std::size_t index, float alpha) {
@@ -256,6 +258,32 @@ void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
                   references[i].label.c_str());
   }
   ImGui::PopID();
+}
+
+void draw_curve(const char* id, const std::string& title, const std::vector<std::pair<double, double>>& points,
+                const CurveAxes& axes, double top, ImU32 colour, ImVec2 size) {
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(id, size);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float left = origin.x + 44, right = origin.x + size.x - 8, top_y = origin.y + 20,
+              bottom = origin.y + size.y - 18;
+  draw->AddRectFilled(origin, {origin.x + size.x, origin.y + size.y}, IM_COL32(30, 30, 36, 255));
+  draw->AddText({origin.x + 6, origin.y + 2}, IM_COL32(230, 230, 235, 255), title.c_str());
+  for (int k = 0; k <= 4; ++k) {  // gridlines at quarters
+    const float y = bottom - (bottom - top_y) * static_cast<float>(k) / 4;
+    draw->AddLine({left, y}, {right, y}, IM_COL32(70, 70, 80, 255));
+    draw->AddText({origin.x + 4, y - 7}, IM_COL32(170, 170, 180, 255), fmt::format("{:.2g}", top * k / 4).c_str());
+  }
+  draw->AddText({right - ImGui::CalcTextSize(axes.x_label.c_str()).x, bottom + 2}, IM_COL32(170, 170, 180, 255),
+                axes.x_label.c_str());
+  if (points.size() < 2 || top <= 0 || axes.x_max <= 0) return;
+  std::vector<ImVec2> line;
+  line.reserve(points.size());
+  for (const auto& [x, y] : points) {
+    line.push_back({left + (right - left) * static_cast<float>(std::clamp(x / axes.x_max, 0.0, 1.0)),
+                    bottom - (bottom - top_y) * static_cast<float>(std::clamp(y / top, 0.0, 1.0))});
+  }
+  draw->AddPolyline(line.data(), static_cast<int>(line.size()), colour, 0, 2.0f);
 }
 
 }  // namespace gpulab::app

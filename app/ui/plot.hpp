@@ -40,4 +40,13 @@ void draw_ladder(const char* id, const std::string& title, const Ladder& ladder,
 // At most max_height tall; more entries scroll.
 void draw_legend(SeriesSet& series, const std::string& lesson, float max_height);
 
+// A linear chart of points (x, y) from x = 0 to x_max and y = 0 to `top`, drawn as one line (a
+// training's loss or accuracy as it goes); `x_label` at the right end ("epoch 300").
+struct CurveAxes {
+  double x_max = 1;
+  std::string x_label;
+};
+void draw_curve(const char* id, const std::string& title, const std::vector<std::pair<double, double>>& points,
+                const CurveAxes& axes, double top, ImU32 colour, ImVec2 size);
+
 }  // namespace gpulab::app

@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kDatasets[] = {"xor", "moons", "circles", "spirals"};
 constexpr int kWidths[] = {8, 16, 32};
-constexpr const char* kWidthNames[] = {"8", "16", "32"};
+constexpr const char* kWidthNames[] = {"8 units", "16 units", "32 units"};
 constexpr const char* kBackends[] = {"CPU", "GPU", "emulated"};
 constexpr Backend kBackendValues[] = {Backend::cpu, Backend::gpu, Backend::emulated};
 
@@ -56,33 +56,6 @@ void draw_boundary(const mlp::Boundary& boundary, const mlp::Data& data, float s
   draw->AddRect(origin, {origin.x + side, origin.y + side}, IM_COL32(200, 200, 210, 255));
 }
 
-// A linear chart of one value per epoch, from 0 to `top`.
-void draw_curve(const char* id, const std::string& title, const std::vector<double>& values, double top, int epochs,
-                ImU32 colour, ImVec2 size) {
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton(id, size);
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float left = origin.x + 44, right = origin.x + size.x - 8, top_y = origin.y + 20,
-              bottom = origin.y + size.y - 18;
-  draw->AddRectFilled(origin, {origin.x + size.x, origin.y + size.y}, IM_COL32(30, 30, 36, 255));
-  draw->AddText({origin.x + 6, origin.y + 2}, IM_COL32(230, 230, 235, 255), title.c_str());
-  for (int k = 0; k <= 4; ++k) {  // gridlines at quarters
-    const float y = bottom - (bottom - top_y) * static_cast<float>(k) / 4;
-    draw->AddLine({left, y}, {right, y}, IM_COL32(70, 70, 80, 255));
-    draw->AddText({origin.x + 4, y - 7}, IM_COL32(170, 170, 180, 255), fmt::format("{:.2g}", top * k / 4).c_str());
-  }
-  draw->AddText({right - 70, bottom + 2}, IM_COL32(170, 170, 180, 255), fmt::format("epoch {}", epochs).c_str());
-  if (values.size() < 2 || top <= 0) return;
-  std::vector<ImVec2> points;
-  points.reserve(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const float x = left + (right - left) * static_cast<float>(i) / static_cast<float>(std::max(1, epochs - 1));
-    const float y = bottom - (bottom - top_y) * static_cast<float>(std::clamp(values[i] / top, 0.0, 1.0));
-    points.push_back({x, y});
-  }
-  draw->AddPolyline(points.data(), static_cast<int>(points.size()), colour, 0, 2.0f);
-}
-
 }  // namespace
 
 bool TrainingView::idle() const { return !run_ || run_->finished(); }
@@ -115,7 +88,7 @@ void TrainingView::draw(bool gpu_usable) {
   ImGui::SliderInt("hidden layers", &hidden_layers_, 1, 2);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(70);
-  ImGui::Combo("units", &width_index_, kWidthNames, IM_ARRAYSIZE(kWidthNames));
+  ImGui::Combo("hidden width", &width_index_, kWidthNames, IM_ARRAYSIZE(kWidthNames));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(110);
   if (ImGui::InputInt("epochs", &epochs_, 100)) epochs_ = std::clamp(epochs_, 1, 100000);
@@ -177,17 +150,19 @@ void TrainingView::draw(bool gpu_usable) {
   draw_boundary(s.boundary, run_->data(), side);
   ImGui::SameLine();
   ImGui::BeginGroup();
-  std::vector<double> loss, accuracy;
+  std::vector<std::pair<double, double>> loss, accuracy;
   double top = 0;
   for (const mlp::Epoch& e : s.curve) {
-    loss.push_back(e.loss);
-    accuracy.push_back(e.accuracy);
+    loss.emplace_back(static_cast<double>(loss.size()), e.loss);
+    accuracy.emplace_back(static_cast<double>(accuracy.size()), e.accuracy);
     top = std::max(top, e.loss);
   }
   const ImVec2 chart{std::max(120.0f, avail.x - side - 16), side / 2 - 4};
-  draw_curve("loss", "loss (binary cross-entropy), mean over each epoch", loss, top > 0 ? top * 1.05 : 1.0,
-             setup.options.epochs, series_colour(0), chart);
-  draw_curve("accuracy", "training accuracy", accuracy, 1.0, setup.options.epochs, series_colour(1), chart);
+  const CurveAxes epochs{static_cast<double>(std::max(1, setup.options.epochs - 1)),
+                         "epoch " + std::to_string(setup.options.epochs)};
+  draw_curve("loss", "loss (binary cross-entropy), mean over each epoch", loss, epochs, top > 0 ? top * 1.05 : 1.0,
+             series_colour(0), chart);
+  draw_curve("accuracy", "training accuracy", accuracy, epochs, 1.0, series_colour(1), chart);
   ImGui::EndGroup();
 }
 

@@ -20,6 +20,10 @@ void AppWindow::draw_visualize() {
     training_view_.draw(gpu_usable_);
     return;
   }
+  if (l.image_training) {
+    image_training_view_.draw(l, gpu_usable_);
+    return;
+  }
   if (l.timeline) {
     draw_timeline_panel();
     return;

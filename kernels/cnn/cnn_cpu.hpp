@@ -137,7 +137,8 @@ Real softmax_cross_entropy(std::span<const Real> logits, std::span<const int> la
     total += std::log(sum) - (z[label] - top);
     for (int c = 0; c < classes; ++c) {
       const Real probability = std::exp(z[c] - top) / sum;
-      dlogits[static_cast<std::size_t>(n) * classes + c] = (probability - (c == label ? Real(1) : Real(0))) / Real(batch);
+      dlogits[static_cast<std::size_t>(n) * classes + c] =
+          (probability - (c == label ? Real(1) : Real(0))) / Real(batch);
     }
   }
   return batch > 0 ? total / Real(batch) : Real(0);

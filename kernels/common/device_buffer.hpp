@@ -31,6 +31,11 @@ class BasicDeviceBuffer : public OwnedBuffer<T, Memory> {
     if (host.size() > this->size()) check_size(host.size());
     if (!host.empty()) Memory::upload(this->data(), host.data(), host.size() * sizeof(T));
   }
+  // Elements [first, first + host.size()) only (the loss in a step's workspace).
+  void copy_range_to(std::span<T> host, std::size_t first) const {
+    if (first > this->size() || host.size() > this->size() - first) check_size(first + host.size());
+    if (!host.empty()) Memory::download(host.data(), this->data() + first, host.size() * sizeof(T));
+  }
   // Sets every byte, e.g. to poison an output before a run.
   void fill_bytes(unsigned char value) {
     if (this->size() > 0) Memory::fill(this->data(), value, this->bytes());

@@ -102,6 +102,12 @@ void output_delta(const float* y, const float* t, float* delta, float* loss, int
 // delta (Δ · W) ⊙ input (1 − input);
 void backward_layer(const float* delta, const float* input, const float* w, float* dw, float* db, float* delta_in,
                     int batch, int in, int out, const gpulab::mlp::StepOptions& options = {});
+// The lesson's GEMM on its own (lesson 16's linear layers use it): C (m × n) = op(A) · op(B),
+// row-major, op(X) = Xᵀ where ta or tb says (A stored k × m, B n × k), 16 × 16 tiles; and the
+// column sums of a rows × cols matrix. `stream`: a cudaStream_t, null for the default stream.
+void gemm_tiled(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k,
+                void* stream = nullptr);
+void sum_columns(const float* x, float* sums, int rows, int cols, void* stream = nullptr);
 // params −= lr · grads.
 void sgd(float* params, const float* grads, std::size_t count, float lr, const gpulab::mlp::StepOptions& options = {});
 

@@ -139,6 +139,19 @@ Scratch scratch_of(const Layout& net, int batch, std::span<float> workspace) {
 
 }  // namespace
 
+void gemm_tiled(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
+  StepOptions options;
+  options.stream = stream;
+  if (ta) return tb ? gemm<true, true>(a, b, c, m, n, k, options) : gemm<true, false>(a, b, c, m, n, k, options);
+  return tb ? gemm<false, true>(a, b, c, m, n, k, options) : gemm<false, false>(a, b, c, m, n, k, options);
+}
+
+void sum_columns(const float* x, float* sums, int rows, int cols, void* stream) {
+  StepOptions options;
+  options.stream = stream;
+  column_sums(x, sums, rows, cols, options);
+}
+
 void forward_layer(const float* w, const float* b, const float* input, float* output, int batch, int in, int out,
                    const StepOptions& options) {
   gemm<false, true>(input, w, output, batch, out, in, options);  // Z = A · Wᵀ

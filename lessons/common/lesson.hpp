@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/image_training.hpp"
 #include "common/thread_map.hpp"
 #include "common/timeline.hpp"
 #include "common/verify.hpp"
@@ -192,6 +193,9 @@ struct Lesson {
   std::string recorded_timeline = {};
   // The app's Visualize view trains the lesson's network live (loss, accuracy, decision boundary).
   bool live_training = false;
+  // Optional: an image classifier trained live in the background on the backend (loss and
+  // accuracy curves, test images with their predictions, the first layer's filters).
+  std::function<std::unique_ptr<ImageTraining>(Backend backend)> image_training = {};
   // The profiling lesson: the app's Memory view shows the Nsight Compute profiles recorded for
   // every lesson's kernels (opened), not only this lesson's.
   bool reads_every_profile = false;

@@ -70,6 +70,10 @@ std::string dims_text(const Problem& p) {
   if (d.size() == 2 && d.count("n") && d.count("keep_percent")) {
     return fmt::format("{}, keep {} %", p.n, d["keep_percent"]);
   }
+  // A CNN's images, filters, hidden units and batch: "32² → 16 → 32 → 128, batch 32".
+  if (d.count("batch") && d.count("side") && d.count("c1")) {
+    return fmt::format("{}² → {} → {} → {}, batch {}", d["side"], d["c1"], d["c2"], d["hidden"], d["batch"]);
+  }
   // A network, its batch per GPU and the GPUs: "784→128→10, batch 128 × 2 GPUs" (0: every GPU).
   if (d.count("batch") && d.count("hidden") && d.count("gpus")) {
     return fmt::format("{}→{}→{}, batch {} × {}", d["in"], d["hidden"], d["out"], d["batch"],

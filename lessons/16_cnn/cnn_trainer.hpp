@@ -1,0 +1,34 @@
+#pragma once
+// Training the CNN on one backend, a batch at a time: the CPU's float step, or the layered step on
+// the GPU or the emulator with the parameters, moments and workspace kept on the device. Used by
+// --train and by the app's live view.
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "cnn/cnn.hpp"
+#include "cnn/cnn_data.hpp"
+#include "common/backend.hpp"
+
+namespace gpulab::cnn {
+
+inline constexpr int kTrainingBatch = 32;
+
+struct Trainer {
+  // One Adam step (t from 1) on at most kTrainingBatch images: the batch's loss before it.
+  std::function<float(std::span<const float> x, std::span<const int> labels, int t)> step;
+  // The classes the network picks for every image of a set.
+  std::function<std::vector<int>(const Images& set)> predict;
+  // The parameters now (a host copy).
+  std::function<std::vector<float>()> parameters;
+};
+
+Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend);
+
+// Images first .. first + count of a set, and their labels.
+std::span<const float> images_of(const Images& set, int first, int count);
+std::span<const int> labels_of(const Images& set, int first, int count);
+// The share of a set the predictions get right.
+double accuracy_of(const std::vector<int>& picked, const Images& set);
+
+}  // namespace gpulab::cnn
