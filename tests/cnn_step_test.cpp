@@ -1,7 +1,9 @@
 // The capstone CNN's GPU kernels on one target (GPULAB_TEST_ON_GPU: the GPU, else the emulator):
 // a whole step's loss and gradients against the float64 CPU reference, the parameters after
 // Adam against the reference's update of the same gradients, outputs poisoned first, at awkward
-// sizes; and several steps in a row following the CPU's losses.
+// sizes, in FP32 and in mixed precision; several steps in a row following the CPU's losses; and
+// the mixed step's loss scaling (a step that overflows skipped, the scale halved, and doubled
+// after 2000 good steps).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -28,47 +30,100 @@ using Buffer = Target::DeviceBuffer<T>;
 
 // The step on the device: loss, gradients and the updated parameters and moments, read back.
 struct DeviceStep {
-  float loss = 0;
+  float loss = 0, scale = 0;
   std::vector<float> grads, params, m, v;
+  std::vector<int> scaler;  // the mixed step's: overflowed, good steps in a row
 };
 
-DeviceStep device_step(const Layout& net, const std::vector<float>& params, const Moments& moments, const Images& data,
-                       int batch, int t) {
-  UseDevice on(kBackend);
-  Buffer<float> p(params.size(), "params"), m(params.size(), "m"), v(params.size(), "v");
-  Buffer<float> x(std::max<std::size_t>(1, data.x.size()), "x");
-  Buffer<int> labels(std::max<std::size_t>(1, data.label.size()), "labels");
-  Buffer<float> floats(step_floats(net, batch), "workspace");
-  Buffer<int> ints(std::max<std::size_t>(1, step_ints(net, batch)), "argmax");
-  p.copy_from(params);
-  m.copy_from(moments.m);
-  v.copy_from(moments.v);
-  if (!data.x.empty()) x.copy_from(data.x);
-  if (!data.label.empty()) labels.copy_from(data.label);
-  floats.fill_bytes(kPoisonByte);  // whatever the step does not write stays poison, and shows
-  layered_step(net, p.span(), m.span(), v.span(), x.span(), labels.span(), batch, t, Adam{}, floats.span(),
-               ints.span());
-  DeviceStep r;
-  std::vector<float> all(floats.size());
-  floats.copy_to(all);
-  const std::span<const float> whole(all);
-  r.loss = step_loss(net, batch, whole)[0];
-  const auto g = step_gradients(net, batch, whole);
-  r.grads.assign(g.begin(), g.end());
-  r.params.resize(params.size());
-  r.m.resize(params.size());
-  r.v.resize(params.size());
-  p.copy_to(r.params);
-  m.copy_to(r.m);
-  v.copy_to(r.v);
-  return r;
+// A network's parameters, moments and workspace on the device, kept from step to step, so that a
+// test can look at them (and change the loss scale) in between.
+struct DeviceTraining {
+  Layout net;
+  int batch;
+  Buffer<float> p, m, v, x;
+  Buffer<int> labels;
+  Buffer<float> floats;
+  Buffer<int> ints;
+  DeviceTraining(const Layout& layout, int images, const std::vector<float>& params, const Moments& moments)
+      : net(layout),
+        batch(images),
+        p(params.size(), "params"),
+        m(params.size(), "m"),
+        v(params.size(), "v"),
+        x(std::max<std::size_t>(1, images * layout.image_size()), "x"),
+        labels(std::max(1, images), "labels"),
+        floats(step_floats(layout, images), "workspace"),
+        ints(step_ints(layout, images), "argmax") {
+    UseDevice on(kBackend);
+    p.copy_from(params);
+    m.copy_from(moments.m);
+    v.copy_from(moments.v);
+  }
+  DeviceStep step(StepFunction function, const Images& data, int t, bool poison_workspace = true) {
+    UseDevice on(kBackend);
+    if (!data.x.empty()) x.copy_from(data.x);
+    if (!data.label.empty()) labels.copy_from(data.label);
+    // Whatever the step does not write stays poison, and shows (the loss scale lives on between steps).
+    if (poison_workspace) floats.fill_bytes(kPoisonByte);
+    function(net, p.span(), m.span(), v.span(), x.span(), labels.span(), batch, t, Adam{}, floats.span(), ints.span(),
+             nullptr);
+    DeviceStep r;
+    std::vector<float> all(floats.size());
+    floats.copy_to(all);
+    const std::span<const float> whole(all);
+    r.loss = step_loss(net, batch, whole)[0];
+    r.scale = all[scale_at(net, batch)];
+    const auto g = step_gradients(net, batch, whole);
+    r.grads.assign(g.begin(), g.end());
+    r.params.resize(p.size());
+    r.m.resize(p.size());
+    r.v.resize(p.size());
+    p.copy_to(r.params);
+    m.copy_to(r.m);
+    v.copy_to(r.v);
+    std::vector<int> state(ints.size());
+    ints.copy_to(state);
+    r.scaler.assign(state.end() - 2, state.end());
+    return r;
+  }
+  void set_scaler(float scale, int good_steps) {
+    UseDevice on(kBackend);
+    std::vector<float> all(floats.size());
+    floats.copy_to(all);
+    all[scale_at(net, batch)] = scale;
+    floats.copy_from(all);
+    std::vector<int> state(ints.size());
+    ints.copy_to(state);
+    state[scaler_state_at(net, batch) + 1] = good_steps;
+    ints.copy_from(state);
+  }
+};
+
+DeviceStep device_step(StepFunction function, const Layout& net, const std::vector<float>& params,
+                       const Moments& moments, const Images& data, int batch, int t) {
+  DeviceTraining training(net, batch, params, moments);
+  return training.step(function, data, t);
 }
+
+// The FP32 step's bounds (float's rounding of sums, on each gradient) and the mixed step's (FP16's
+// on the loss; 25 % on each layer's gradients in norm, for FP16's ties in max-pooling): see check_step in
+// lessons/16_cnn/cnn_step_runs.hpp.
+struct Precision {
+  const char* name;
+  StepFunction function;
+  double loss, gradient;
+  bool per_block;
+};
+const Precision kFp32{"FP32", layered_step, 1e-5, 1e-5, false};
+const Precision kMixed{"mixed", mixed_step, 8.0 / 2048, 0.25, true};
 
 }  // namespace
 
-TEST_CASE("a whole step's loss and gradients match the float64 CPU step", "[cnn]") {
+TEST_CASE("a whole step's loss and gradients match the float64 CPU step, in FP32 and in mixed precision", "[cnn]") {
   const std::uint64_t seed = test::test_seed();
   CAPTURE(seed);
+  const Precision precision = GENERATE(kFp32, kMixed);
+  CAPTURE(precision.name);
   // The seed's network at a small side; one filter and one hidden unit; odd widths; a batch of one.
   const auto [net, batch] =
       GENERATE(std::pair{Layout{8, 3, 16, 32, 128, 10}, 5}, std::pair{Layout{4, 1, 1, 1, 1, 2}, 3},
@@ -84,20 +139,35 @@ TEST_CASE("a whole step's loss and gradients match the float64 CPU step", "[cnn]
   std::vector<double> expected;
   Activations<double> a;
   const double loss = gradients<double, float>(net, params, images.x, images.label, batch, expected, a);
-  const DeviceStep got = device_step(net, params, moments, images, batch, 1);
-  CHECK(std::abs(got.loss - loss) <= 1e-5 * std::max(1.0, std::abs(loss)));
-  // Each gradient is a sum of many float products: bounded by float's rounding of the largest
-  // gradient's scale times the terms summed (at most the batch × the widest layer's inputs).
-  double largest = 0;
-  for (double g : expected) largest = std::max(largest, std::abs(g));
-  const double bound = 1e-5 * std::max(largest, 1e-30);
-  int bad = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    if (!(std::abs(got.grads[i] - expected[i]) <= bound)) {
-      if (bad++ < 5) UNSCOPED_INFO("gradient " << i << ": got " << got.grads[i] << ", expected " << expected[i]);
-    }
+  const DeviceStep got = device_step(precision.function, net, params, moments, images, batch, 1);
+  if (precision.per_block && got.scaler[0] != 0) {
+    // The loss's gradient times 2^16 overflowed FP16 (a batch of 1 or 3, a unit's weights ±1):
+    // the step must have skipped itself and moved nothing, as PyTorch's scaler does.
+    CHECK(got.scale == 32768.0f);
+    CHECK(got.params == params);
+    return;
   }
-  CHECK(bad == 0);
+  CHECK(std::abs(got.loss - loss) <= precision.loss * std::max(1.0, std::abs(loss)));
+  if (precision.per_block) {
+    // Mixed: each layer's gradients in norm (an FP16 tie can send a pool's gradient elsewhere).
+    Layout::Block worst = Layout::w1;
+    const double error = largest_layer_error(net, got.grads, expected, &worst);
+    CAPTURE(layer_name(worst));
+    CHECK(error <= precision.gradient);
+  } else {
+    // Each gradient is a sum of many float products: bounded by float's rounding of the largest
+    // gradient's scale.
+    double largest = 0;
+    for (double g : expected) largest = std::max(largest, std::abs(g));
+    const double bound = precision.gradient * std::max(largest, 1e-30);
+    int bad = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      if (!(std::abs(got.grads[i] - expected[i]) <= bound)) {
+        if (bad++ < 5) UNSCOPED_INFO("gradient " << i << ": got " << got.grads[i] << ", expected " << expected[i]);
+      }
+    }
+    CHECK(bad == 0);
+  }
   // Adam from the device's own gradients, in float64: the parameters and the moments it wrote.
   std::vector<float> updated = params;
   Moments after(params.size());
@@ -110,12 +180,15 @@ TEST_CASE("a whole step's loss and gradients match the float64 CPU step", "[cnn]
   }
 }
 
-TEST_CASE("ten steps in a row follow the CPU's losses", "[cnn]") {
+TEST_CASE("ten steps in a row follow the CPU's losses, in FP32 and in mixed precision", "[cnn]") {
+  const Precision precision = GENERATE(kFp32, kMixed);
+  CAPTURE(precision.name);
   const Layout net{8, 3, 4, 8, 16, 10};
   const int batch = 16;
   const Images data = make_shapes(batch * 10, net.side, 5);
-  std::vector<float> cpu_params = initial_parameters(net, 9), gpu_params = cpu_params;
-  Moments cpu_moments(cpu_params.size()), gpu_moments(cpu_params.size());
+  std::vector<float> cpu_params = initial_parameters(net, 9);
+  Moments cpu_moments(cpu_params.size());
+  DeviceTraining device(net, batch, cpu_params, cpu_moments);
   for (int t = 1; t <= 10; ++t) {
     Images step_data;
     step_data.count = batch;
@@ -129,13 +202,48 @@ TEST_CASE("ten steps in a row follow the CPU's losses", "[cnn]") {
     Activations<double> a;
     const double loss = gradients<double, float>(net, cpu_params, step_data.x, step_data.label, batch, grads, a);
     adam_update<double>(cpu_params, grads, cpu_moments, t, Adam{});
-    const DeviceStep got = device_step(net, gpu_params, gpu_moments, step_data, batch, t);
-    gpu_params = got.params;
-    gpu_moments.m = got.m;
-    gpu_moments.v = got.v;
+    const DeviceStep got = device.step(precision.function, step_data, t, false);
     CAPTURE(t);
-    // The parameters drift apart by float rounding, step by step: 1 % of the loss is far above
-    // that drift and far below what a wrong step would change.
+    // The parameters drift apart by rounding, step by step (FP16's more than float's): 1 % of the
+    // loss is far above that drift and far below what a wrong step would change.
     CHECK(std::abs(got.loss - loss) <= 1e-2 * loss);
+    if (precision.per_block) CHECK(got.scaler[0] == 0);  // no step skipped
   }
+}
+
+TEST_CASE("the mixed step skips a step whose gradients overflow, and halves the loss scale", "[cnn]") {
+  const Layout net{8, 3, 4, 8, 16, 10};
+  const int batch = 4;
+  const Images data = make_shapes(batch, net.side, 7);
+  const std::vector<float> params = initial_parameters(net, 11);
+  DeviceTraining device(net, batch, params, Moments(params.size()));
+  const DeviceStep first = device.step(mixed_step, data, 1, false);
+  CHECK(first.scaler[0] == 0);
+  CHECK(first.scale == 65536.0f);
+  CHECK(first.params != params);
+  // A scale of 10^30: dL/dlogits alone is past FP16's 65504, and becomes inf.
+  device.set_scaler(1e30f, 0);
+  const DeviceStep skipped = device.step(mixed_step, data, 2, false);
+  CHECK(skipped.scaler[0] == 1);
+  CHECK(skipped.scale == 5e29f);
+  CHECK(skipped.params == first.params);  // nothing moved: not the parameters, not the moments
+  CHECK(skipped.m == first.m);
+  CHECK(skipped.v == first.v);
+}
+
+TEST_CASE("the loss scale doubles after 2000 steps in a row without an overflow", "[cnn]") {
+  const Layout net{4, 3, 2, 2, 4, 10};
+  const int batch = 2;
+  const Images data = make_shapes(batch, net.side, 3);
+  const std::vector<float> params = initial_parameters(net, 5);
+  DeviceTraining device(net, batch, params, Moments(params.size()));
+  CHECK(device.step(mixed_step, data, 1, false).scaler[1] == 1);
+  device.set_scaler(65536.0f, 1998);
+  const DeviceStep step = device.step(mixed_step, data, 2, false);  // the 1999th good step
+  CHECK(step.scale == 65536.0f);
+  CHECK(step.scaler[1] == 1999);
+  const DeviceStep doubled = device.step(mixed_step, data, 3, false);  // the 2000th
+  CHECK(doubled.scaler[0] == 0);
+  CHECK(doubled.scale == 131072.0f);
+  CHECK(doubled.scaler[1] == 0);
 }

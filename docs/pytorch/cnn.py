@@ -69,6 +69,7 @@ def main():
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--json")
+    parser.add_argument("--no-compile", action="store_true", help="leave out torch.compile (minutes to compile)")
     args = parser.parse_args()
     rows = []
 
@@ -86,7 +87,7 @@ def main():
         model3, opt3, x3, y3 = make(batch)
         scaler = torch.amp.GradScaler("cuda")
         add(batch, "amp eager (autocast fp16 + GradScaler)", lambda: lambda: amp_step(model3, opt3, scaler, x3, y3))
-        for mode in ["max-autotune-no-cudagraphs", "reduce-overhead"]:
+        for mode in [] if args.no_compile else ["max-autotune-no-cudagraphs", "reduce-overhead"]:
             model4, opt4, x4, y4 = make(batch)
             compiled = torch.compile(model4, mode=mode)
 

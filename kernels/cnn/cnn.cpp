@@ -93,4 +93,29 @@ std::vector<float> initial_parameters(const Layout& net, std::uint64_t seed) {
   return params;
 }
 
+double largest_layer_error(const Layout& net, std::span<const float> got, std::span<const double> expected,
+                           Layout::Block* worst) {
+  double largest = 0;
+  for (int b = 0; b < Layout::blocks; b += 2) {  // w1 and b1, w2 and b2, ...: stored one after the other
+    const auto block = static_cast<Layout::Block>(b);
+    double diff = 0, norm = 0;
+    for (std::size_t i = net.offset(block); i < net.offset(static_cast<Layout::Block>(b + 2)); ++i) {
+      diff += (got[i] - expected[i]) * (got[i] - expected[i]);
+      norm += expected[i] * expected[i];
+    }
+    const double error = norm > 0 ? std::sqrt(diff / norm) : (diff > 0 ? INFINITY : 0.0);
+    if (std::isnan(error) || error > largest) {
+      largest = error;
+      if (worst != nullptr) *worst = block;
+      if (std::isnan(error)) break;  // NaN is the worst there is
+    }
+  }
+  return largest;
+}
+
+std::string layer_name(Layout::Block b) {
+  static const char* const names[] = {"conv1", "conv2", "fc1", "fc2"};
+  return b >= 0 && b < Layout::blocks ? names[b / 2] : "?";
+}
+
 }  // namespace gpulab::cnn

@@ -44,6 +44,17 @@ struct Layout {
 void check_layout(const Layout& net);
 std::string to_string(const Layout& net);  // "32×32×3 → 16 → 32 → 2048 → 128 → 10"
 
+// How far a step's gradients are from the reference's, layer by layer: the largest over the four
+// layers of ‖got − expected‖ / ‖expected‖ over the layer's weights and bias together (0 where the
+// expected gradients are 0 and got is too); `worst` gets the layer's weight block. A mixed-precision
+// step is checked this way: rounding two close values to FP16 can make them equal and send a
+// max-pool's gradient to the other one, which moves a few gradients a lot and a layer's norm
+// little; and a bias's gradient, a sum of terms that cancel, keeps FP16's error of the terms.
+double largest_layer_error(const Layout& net, std::span<const float> got, std::span<const double> expected,
+                           Layout::Block* worst = nullptr);
+// The layer a parameter block belongs to: conv1, conv2, fc1 or fc2.
+std::string layer_name(Layout::Block b);
+
 // PyTorch's default initial values: every weight and bias of a layer uniform in ±1/√fan_in, from
 // the seed.
 std::vector<float> initial_parameters(const Layout& net, std::uint64_t seed);
@@ -51,6 +62,14 @@ std::vector<float> initial_parameters(const Layout& net, std::uint64_t seed);
 // Adam (Kingma & Ba) with PyTorch's defaults; `step` counts from 1 and sets the bias correction.
 struct Adam {
   double rate = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+};
+
+// Dynamic loss scaling for the mixed-precision step, PyTorch's GradScaler defaults: the scale
+// starts at 2^16, halves on a step whose gradients overflow (that step is skipped) and doubles
+// after `interval` steps in a row without one.
+struct LossScaling {
+  float initial = 65536.0f, growth = 2.0f, backoff = 0.5f;
+  int interval = 2000;
 };
 
 // The optimiser's state beside the parameters: first and second moments, one of each per parameter.

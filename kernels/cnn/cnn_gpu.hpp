@@ -1,10 +1,13 @@
 #pragma once
 // The CNN on a device (the GPU, or the emulator: the backend the thread has chosen, as every
 // launcher): its layers as kernels (cnn_layers.cu) and a whole Adam step layer by layer
-// (cnn_step.cu). Every pointer and span is device memory, laid out as on the CPU (cnn.hpp).
+// (cnn_step.cu), in FP32 or in mixed precision (cnn_mixed.cu). Every pointer and span is device
+// memory, laid out as on the CPU (cnn.hpp). Arrays stored in FP16 are passed as their bit
+// patterns (std::uint16_t), as lesson 09's.
 // `stream` (a cudaStream_t; null: the default stream) takes every launch and copy, so that a CUDA
 // graph can capture a whole step (cnn_graph.hpp).
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "cnn/cnn.hpp"
@@ -12,44 +15,79 @@
 namespace gpulab::cnn {
 
 // ---------------------------------------------------------------- layers (cnn_layers.cu)
+// Each in FP32 and with FP16 activations (the mixed step's: its weights an FP16 copy, every sum
+// in float, the parameters' gradients floats).
 
 // y = ReLU(conv3x3(x, w) + b), padding 1: x batch × channels × side², y batch × filters × side².
 void conv3x3_relu(const float* x, const float* w, const float* b, float* y, int batch, int channels, int filters,
                   int side, void* stream = nullptr);
+void conv3x3_relu(const float* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch,
+                  int channels, int filters, int side, void* stream = nullptr);
+void conv3x3_relu(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch,
+                  int channels, int filters, int side, void* stream = nullptr);
 // 2 × 2 max-pool of `planes` side × side planes into side/2 × side/2 ones; `at` gets each output's
 // argmax (its index in x; the first of equal values).
 void max_pool2(const float* x, float* y, int* at, int planes, int side, void* stream = nullptr);
+void max_pool2(const std::uint16_t* x, std::uint16_t* y, int* at, int planes, int side, void* stream = nullptr);
 // y = x · Wᵀ + b (ReLU where `relu`), x batch × in, W out × in.
 void linear(const float* x, const float* w, const float* b, float* y, int batch, int in, int out, bool relu,
             void* stream = nullptr);
+void linear(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch, int in,
+            int out, bool relu, void* stream = nullptr);
 // Softmax cross-entropy of batch × classes logits against the labels: dlogits = (softmax −
-// one-hot) / batch, and *loss = the mean loss.
-void softmax_cross_entropy(const float* logits, const int* labels, float* dlogits, float* loss, int batch, int classes,
-                           void* stream = nullptr);
+// one-hot) / batch, times *scale where scale is not null (the mixed step's loss scale), and
+// *loss = the mean loss.
+void softmax_cross_entropy(const float* logits, const int* labels, float* dlogits, float* loss, const float* scale,
+                           int batch, int classes, void* stream = nullptr);
+void softmax_cross_entropy(const std::uint16_t* logits, const int* labels, std::uint16_t* dlogits, float* loss,
+                           const float* scale, int batch, int classes, void* stream = nullptr);
 // The backward pass of `linear`: dW = dyᵀ · x, db = Σ dy; where dx is not null, dx = dy · W and,
 // where `mask` is not null, dx ⊙ (mask > 0) — the ReLU of the layer below, whose output is mask.
 void linear_backward(const float* x, const float* w, const float* dy, float* dw, float* db, float* dx,
                      const float* mask, int batch, int in, int out, void* stream = nullptr);
+void linear_backward(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dy, float* dw, float* db,
+                     std::uint16_t* dx, const std::uint16_t* mask, int batch, int in, int out, void* stream = nullptr);
 // The backward pass of max_pool2 and of the ReLU before it: each window of dx gets dy at its
 // argmax where the pooled value was positive, 0 elsewhere (every element of dx is written).
 void max_pool2_relu_backward(const float* dy, const int* at, const float* pooled, float* dx, int planes, int side,
                              void* stream = nullptr);
+void max_pool2_relu_backward(const std::uint16_t* dy, const int* at, const std::uint16_t* pooled, std::uint16_t* dx,
+                             int planes, int side, void* stream = nullptr);
 // The backward pass of conv3x3 (dz: the gradient of its output before the ReLU): dW and db; and
 // where dx is not null, dx, the gradient of its input.
 void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, int batch,
                       int channels, int filters, int side, void* stream = nullptr);
-// Adam on `count` parameters: m, v updated, params moved; c1 = 1 − β1ᵗ and c2 = 1 − β2ᵗ.
+void conv3x3_backward(const float* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
+                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream = nullptr);
+void conv3x3_backward(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
+                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream = nullptr);
+// Adam on `count` parameters: m, v updated, params moved; c1 = 1 − β1ᵗ and c2 = 1 − β2ᵗ. Where
+// `skip` is not null and *skip is not 0, nothing changes (the mixed step's overflowed gradients).
 void adam(float* params, const float* grads, float* m, float* v, std::size_t count, float rate, float beta1,
-          float beta2, float epsilon, float c1, float c2, void* stream = nullptr);
+          float beta2, float epsilon, float c1, float c2, const int* skip, void* stream = nullptr);
+
+// ---------------------------------------------------------------- mixed precision (cnn_mixed.cu)
+
+// y = x rounded to FP16: the mixed step's copy of the parameters.
+void to_fp16(const float* x, std::uint16_t* y, std::size_t count, void* stream = nullptr);
+// Dynamic loss scaling, as PyTorch's GradScaler: the loss's gradient is multiplied by *scale so
+// that the small gradients of the layers below stay out of FP16's underflow; before the optimiser
+// the parameters' gradients are divided by it again, and a step whose gradients overflowed (inf
+// or NaN) is skipped and the scale halved; after `interval` good steps in a row it doubles.
+// state[0]: whether this step overflowed, state[1]: good steps since the scale last changed.
+void start_loss_scale(float* scale, int* state, const LossScaling& scaling, void* stream = nullptr);
+void unscale_gradients(float* grads, std::size_t count, const float* scale, int* state, void* stream = nullptr);
+void update_loss_scale(float* scale, int* state, const LossScaling& scaling, void* stream = nullptr);
 
 // ---------------------------------------------------------------- a step (cnn_step.cu)
 
 // The floats and ints a step at this batch needs besides the parameters: activations, their
-// gradients, the parameters' gradients, the loss; the pools' argmax.
+// gradients (an FP16 array in the mixed step takes the first half of its slot), the parameters'
+// FP16 copy, their gradients, the loss and the loss scale; the pools' argmax and the scaler's state.
 std::size_t step_floats(const Layout& net, int batch);
 std::size_t step_ints(const Layout& net, int batch);
 
-// The forward pass alone (for predictions): where its logits are in `floats` afterwards.
+// The forward pass alone (for predictions), in FP32: where its logits are in `floats` afterwards.
 std::span<const float> forward(const Layout& net, std::span<const float> params, std::span<const float> x, int batch,
                                std::span<float> floats, std::span<int> ints);
 // One training step, layer by layer: forward, the loss, backward, Adam (step t from 1; m and v
@@ -58,7 +96,22 @@ std::span<const float> forward(const Layout& net, std::span<const float> params,
 void layered_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
                   std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
                   std::span<float> floats, std::span<int> ints, void* stream = nullptr);
+// The same step in mixed precision: the parameters (FP32, the master copy) rounded to FP16 for
+// the layers, activations and their gradients in FP16, every sum and the parameters' gradients
+// in float, the loss scaled (PyTorch's GradScaler defaults; t = 1 starts the scale afresh).
+// The first int of the scaler's state (scaler_state_at) says whether it overflowed and moved nothing.
+void mixed_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                std::span<float> floats, std::span<int> ints, void* stream = nullptr);
+// Either step, as a value.
+using StepFunction = void (*)(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                              std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                              std::span<float> floats, std::span<int> ints, void* stream);
 std::span<const float> step_gradients(const Layout& net, int batch, std::span<const float> floats);
 std::span<const float> step_loss(const Layout& net, int batch, std::span<const float> floats);
+// Where the loss, the loss scale and the scaler's state are in the workspaces.
+std::size_t loss_at(const Layout& net, int batch);
+std::size_t scale_at(const Layout& net, int batch);
+std::size_t scaler_state_at(const Layout& net, int batch);
 
 }  // namespace gpulab::cnn

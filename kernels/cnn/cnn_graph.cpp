@@ -12,7 +12,7 @@ namespace {
 
 class CudaGraphStep final : public GraphStep {
  public:
-  CudaGraphStep() = default;
+  explicit CudaGraphStep(StepFunction step) : step_(step) {}
   CudaGraphStep(const CudaGraphStep&) = delete;
   CudaGraphStep& operator=(const CudaGraphStep&) = delete;
   ~CudaGraphStep() override {
@@ -33,7 +33,7 @@ class CudaGraphStep final : public GraphStep {
       GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
       cudaGraph_t graph = nullptr;
       try {
-        layered_step(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream_);
+        step_(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream_);
       } catch (...) {
         cudaStreamEndCapture(stream_, &graph);  // leave the stream usable; the error goes on
         if (graph != nullptr) cudaGraphDestroy(graph);
@@ -60,6 +60,7 @@ class CudaGraphStep final : public GraphStep {
     exec_ = nullptr;
   }
 
+  StepFunction step_;
   cudaStream_t stream_ = nullptr;  // the capture's (the legacy default stream cannot be captured)
   cudaGraphExec_t exec_ = nullptr;
   Key key_{};
@@ -67,6 +68,6 @@ class CudaGraphStep final : public GraphStep {
 
 }  // namespace
 
-std::unique_ptr<GraphStep> graph_step() { return std::make_unique<CudaGraphStep>(); }
+std::unique_ptr<GraphStep> graph_step(StepFunction step) { return std::make_unique<CudaGraphStep>(step); }
 
 }  // namespace gpulab::cnn

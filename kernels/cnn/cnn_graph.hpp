@@ -9,19 +9,19 @@
 
 namespace gpulab::cnn {
 
-// layered_step captured in a CUDA graph the first time it runs on these buffers, batch and step
-// number, and replayed after: one launch instead of 22, the kernels back to back without the host
-// issuing each. A graph holds its kernels' arguments, so other buffers, another batch or another
-// step t (Adam's bias corrections are the update kernel's arguments) mean a new capture.
+// A step (layered_step, or mixed_step) captured in a CUDA graph the first time it runs on these
+// buffers, batch and step number, and replayed after: one launch instead of 22 (or 27), the kernels back to back
+// without the host issuing each. A graph holds its kernels' arguments, so other buffers, another batch or another step
+// t (Adam's bias corrections are the update kernel's arguments) mean a new capture.
 class GraphStep {
  public:
   virtual ~GraphStep() = default;
-  // As layered_step; the graph runs on the default stream, in order with the caller's copies.
+  // As the step; the graph runs on the default stream, in order with the caller's copies.
   virtual void run(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
                    std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
                    std::span<float> floats, std::span<int> ints) = 0;
 };
 // GPU builds only (cnn_graph.cpp); elsewhere it says it needs CUDA graphs.
-std::unique_ptr<GraphStep> graph_step();
+std::unique_ptr<GraphStep> graph_step(StepFunction step = layered_step);
 
 }  // namespace gpulab::cnn

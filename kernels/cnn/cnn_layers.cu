@@ -10,11 +10,15 @@
 //   conv_data_grad_kernel      one input each: the transposed convolution
 //   adam_kernel                one parameter each
 //
-// Plain CUDA, built for the GPU and for the emulator.
+// Each kernel is written once for both steps: its activations and their gradients stored as T —
+// float in the FP32 step, __half in the mixed-precision one (cnn_mixed.cu) — and every sum in
+// float (common/stored.cuh). Parameters' gradients are floats in both. Plain CUDA, built for the
+// GPU and for the emulator.
 #include <stdexcept>
 
 #include "cnn/cnn_gpu.hpp"
 #include "common/launch.cuh"
+#include "common/stored.cuh"
 #include "mlp/mlp.hpp"
 
 namespace gpulab::cnn {
@@ -32,33 +36,35 @@ cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream);
 // [snippet:cnn_conv_forward]
 // One thread per output (n, k, i, j): its window of 3 × 3 inputs in each of the channels, the
 // rows and columns outside the image counting as 0 (padding 1), plus the bias, then ReLU.
-__global__ void conv3x3_relu_kernel(const float* x, const float* w, const float* b, float* y, int batch, int channels,
-                                    int filters, int side) {
+template <typename In, typename T>
+__global__ void conv3x3_relu_kernel(const In* x, const T* w, const T* b, T* y, int batch, int channels, int filters,
+                                    int side) {
   const std::size_t plane = std::size_t(side) * side;
   const std::size_t o = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (o >= std::size_t(batch) * filters * plane) return;
   const int j = int(o % side), i = int(o / side % side);
   const int k = int(o / plane % filters), n = int(o / plane / filters);
-  float z = b[k];
+  float z = as_float(b[k]);
   for (int c = 0; c < channels; ++c) {
-    const float* in = x + (std::size_t(n) * channels + c) * plane;
-    const float* f = w + (std::size_t(k) * channels + c) * 9;
+    const In* in = x + (std::size_t(n) * channels + c) * plane;
+    const T* f = w + (std::size_t(k) * channels + c) * 9;
     for (int r = 0; r < 3; ++r) {
       const int row = i + r - 1;
       if (row < 0 || row >= side) continue;
       for (int s = 0; s < 3; ++s) {
         const int col = j + s - 1;
-        if (col >= 0 && col < side) z += f[r * 3 + s] * in[row * side + col];
+        if (col >= 0 && col < side) z += as_float(f[r * 3 + s]) * as_float(in[row * side + col]);
       }
     }
   }
-  y[o] = fmaxf(z, 0.0f);
+  y[o] = stored_as<T>(fmaxf(z, 0.0f));
 }
 // [/snippet]
 
 // One thread per pooled output: the largest of its 2 × 2 window, and its index in x (the first
 // of equal values in row-major order, as the CPU's).
-__global__ void max_pool2_kernel(const float* x, float* y, int* at, int planes, int side) {
+template <typename T>
+__global__ void max_pool2_kernel(const T* x, T* y, int* at, int planes, int side) {
   const int half = side / 2;
   const std::size_t o = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (o >= std::size_t(planes) * half * half) return;
@@ -67,7 +73,7 @@ __global__ void max_pool2_kernel(const float* x, float* y, int* at, int planes, 
   for (int di = 0; di < 2; ++di) {
     for (int dj = 0; dj < 2; ++dj) {
       const int k = (p * side + 2 * i + di) * side + 2 * j + dj;
-      if (x[k] > x[best]) best = k;
+      if (as_float(x[k]) > as_float(x[best])) best = k;
     }
   }
   y[o] = x[best];
@@ -75,30 +81,35 @@ __global__ void max_pool2_kernel(const float* x, float* y, int* at, int planes, 
 }
 
 // y[n][o] += b[o], then ReLU where asked: the GEMM's epilogue.
-__global__ void bias_act_kernel(float* y, const float* b, int rows, int cols, bool relu) {
+template <typename T>
+__global__ void bias_act_kernel(T* y, const T* b, int rows, int cols, bool relu) {
   const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (e >= std::size_t(rows) * cols) return;
-  const float z = y[e] + b[e % cols];
-  y[e] = relu ? fmaxf(z, 0.0f) : z;
+  const float z = as_float(y[e]) + as_float(b[e % cols]);
+  y[e] = stored_as<T>(relu ? fmaxf(z, 0.0f) : z);
 }
 
 // [snippet:cnn_softmax]
 // One thread per image: the largest logit first, so that every exp is of a number ≤ 0 and none
 // overflows; then the loss −log p[label] = log Σ exp(z − top) − (z[label] − top), added into the
-// mean, and dL/dz = (p − one-hot) / batch.
-__global__ void softmax_xent_kernel(const float* logits, const int* labels, float* dlogits, float* loss, int batch,
-                                    int classes) {
-  const int n = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (n >= batch) return;
-  const float* z = logits + std::size_t(n) * classes;
-  float top = z[0];
-  for (int c = 1; c < classes; ++c) top = fmaxf(top, z[c]);
+// mean, and dL/dz = (p − one-hot) / batch — times the loss scale where there is one (the mixed
+// step's: its small gradients scaled up out of FP16's underflow).
+template <typename T>
+__global__ void softmax_xent_kernel(const T* logits, const int* labels, T* dlogits, float* loss, const float* scale,
+                                    int batch, int classes) {
+  const std::size_t n = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (n >= std::size_t(batch)) return;
+  const T* z = logits + n * classes;
+  float top = as_float(z[0]);
+  for (int c = 1; c < classes; ++c) top = fmaxf(top, as_float(z[c]));
   float sum = 0.0f;
-  for (int c = 0; c < classes; ++c) sum += expf(z[c] - top);
+  for (int c = 0; c < classes; ++c) sum += expf(as_float(z[c]) - top);
   const int label = labels[n];
-  atomicAdd(loss, (logf(sum) - (z[label] - top)) / float(batch));
+  atomicAdd(loss, (logf(sum) - (as_float(z[label]) - top)) / float(batch));
+  const float factor = (scale != nullptr ? *scale : 1.0f) / float(batch);
   for (int c = 0; c < classes; ++c) {
-    dlogits[std::size_t(n) * classes + c] = (expf(z[c] - top) / sum - (c == label ? 1.0f : 0.0f)) / float(batch);
+    const float p = expf(as_float(z[c]) - top) / sum;
+    dlogits[n * classes + c] = stored_as<T>((p - (c == label ? 1.0f : 0.0f)) * factor);
   }
 }
 // [/snippet]
@@ -106,25 +117,26 @@ __global__ void softmax_xent_kernel(const float* logits, const int* labels, floa
 // ---------------------------------------------------------------- backward
 
 // g ⊙ (mask > 0): the ReLU's backward pass, in place.
-__global__ void relu_mask_kernel(float* g, const float* mask, std::size_t count) {
+template <typename T>
+__global__ void relu_mask_kernel(T* g, const T* mask, std::size_t count) {
   const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (e < count && !(mask[e] > 0.0f)) g[e] = 0.0f;
+  if (e < count && !(as_float(mask[e]) > 0.0f)) g[e] = stored_as<T>(0.0f);
 }
 
 // One thread per pooled output: its window's four gradients, dy at the argmax where the pooled
 // value (the ReLU's output there) was positive, 0 elsewhere. Windows do not overlap, so every
 // element of dx is written once, and nothing needs zeroing first.
-__global__ void pool_relu_backward_kernel(const float* dy, const int* at, const float* pooled, float* dx, int planes,
-                                          int side) {
+template <typename T>
+__global__ void pool_relu_backward_kernel(const T* dy, const int* at, const T* pooled, T* dx, int planes, int side) {
   const int half = side / 2;
   const std::size_t o = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (o >= std::size_t(planes) * half * half) return;
   const int j = int(o % half), i = int(o / half % half), p = int(o / half / half);
-  const float g = pooled[o] > 0.0f ? dy[o] : 0.0f;
+  const T g = as_float(pooled[o]) > 0.0f ? dy[o] : stored_as<T>(0.0f);
   for (int di = 0; di < 2; ++di) {
     for (int dj = 0; dj < 2; ++dj) {
       const int k = (p * side + 2 * i + di) * side + 2 * j + dj;
-      dx[k] = k == at[o] ? g : 0.0f;
+      dx[k] = k == at[o] ? g : stored_as<T>(0.0f);
     }
   }
 }
@@ -135,7 +147,8 @@ __global__ void pool_relu_backward_kernel(const float* dy, const int* at, const 
 // into 9 registers (and the bias's sum, in channel 0's blocks), then the block adds its threads'
 // sums in shared memory, halving the active threads each step: a fixed order, the same result
 // every run.
-__global__ void conv_weight_grad_kernel(const float* x, const float* dz, float* dw, float* db, int batch, int channels,
+template <typename In, typename T>
+__global__ void conv_weight_grad_kernel(const In* x, const T* dz, float* dw, float* db, int batch, int channels,
                                         int filters, int side) {
   __shared__ float partial[10][kBlock];
   const int k = int(blockIdx.x) / channels, c = int(blockIdx.x) % channels;
@@ -144,14 +157,14 @@ __global__ void conv_weight_grad_kernel(const float* x, const float* dz, float* 
   float sum[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (std::size_t e = t; e < std::size_t(batch) * plane; e += kBlock) {
     const int n = int(e / plane), i = int(e % plane) / side, j = int(e % plane) % side;
-    const float g = dz[(std::size_t(n) * filters + k) * plane + e % plane];
-    const float* in = x + (std::size_t(n) * channels + c) * plane;
+    const float g = as_float(dz[(std::size_t(n) * filters + k) * plane + e % plane]);
+    const In* in = x + (std::size_t(n) * channels + c) * plane;
     for (int r = 0; r < 3; ++r) {
       const int row = i + r - 1;
       if (row < 0 || row >= side) continue;
       for (int s = 0; s < 3; ++s) {
         const int col = j + s - 1;
-        if (col >= 0 && col < side) sum[r * 3 + s] += g * in[row * side + col];
+        if (col >= 0 && col < side) sum[r * 3 + s] += g * as_float(in[row * side + col]);
       }
     }
     sum[9] += g;
@@ -171,8 +184,8 @@ __global__ void conv_weight_grad_kernel(const float* x, const float* dz, float* 
 
 // One thread per input (n, c, i, j): dx = Σ over filters k and taps (r, s) of dz[n][k][i − r + 1]
 // [j − s + 1] · w[k][c][r][s], the outputs whose windows held this input.
-__global__ void conv_data_grad_kernel(const float* w, const float* dz, float* dx, int batch, int channels, int filters,
-                                      int side) {
+template <typename T>
+__global__ void conv_data_grad_kernel(const T* w, const T* dz, T* dx, int batch, int channels, int filters, int side) {
   const std::size_t plane = std::size_t(side) * side;
   const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (e >= std::size_t(batch) * channels * plane) return;
@@ -180,27 +193,28 @@ __global__ void conv_data_grad_kernel(const float* w, const float* dz, float* dx
   const int c = int(e / plane % channels), n = int(e / plane / channels);
   float sum = 0.0f;
   for (int k = 0; k < filters; ++k) {
-    const float* d = dz + (std::size_t(n) * filters + k) * plane;
-    const float* f = w + (std::size_t(k) * channels + c) * 9;
+    const T* d = dz + (std::size_t(n) * filters + k) * plane;
+    const T* f = w + (std::size_t(k) * channels + c) * 9;
     for (int r = 0; r < 3; ++r) {
       const int row = i - r + 1;
       if (row < 0 || row >= side) continue;
       for (int s = 0; s < 3; ++s) {
         const int col = j - s + 1;
-        if (col >= 0 && col < side) sum += d[row * side + col] * f[r * 3 + s];
+        if (col >= 0 && col < side) sum += as_float(d[row * side + col]) * as_float(f[r * 3 + s]);
       }
     }
   }
-  dx[e] = sum;
+  dx[e] = stored_as<T>(sum);
 }
 
 // [snippet:cnn_adam]
 // One thread per parameter: the moments follow g and g², are corrected for starting at 0
-// (c1 = 1 − β1ᵗ, c2 = 1 − β2ᵗ), and the parameter moves by rate · m̂ / (√v̂ + ε).
+// (c1 = 1 − β1ᵗ, c2 = 1 − β2ᵗ), and the parameter moves by rate · m̂ / (√v̂ + ε). Nothing moves
+// where `skip` says the step's gradients overflowed (the mixed step's loss scaling).
 __global__ void adam_kernel(float* params, const float* grads, float* m, float* v, std::size_t count, float rate,
-                            float beta1, float beta2, float epsilon, float c1, float c2) {
+                            float beta1, float beta2, float epsilon, float c1, float c2, const int* skip) {
   const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (e >= count) return;
+  if (e >= count || (skip != nullptr && *skip != 0)) return;
   const float g = grads[e];
   const float mean = beta1 * m[e] + (1.0f - beta1) * g;
   const float square = beta2 * v[e] + (1.0f - beta2) * g * g;
@@ -211,9 +225,14 @@ __global__ void adam_kernel(float* params, const float* grads, float* m, float* 
 // [/snippet]
 
 // ---------------------------------------------------------------- launchers
+// Each written once as a template on the storage; the public ones below take floats, or FP16 as
+// its bit patterns (cnn_gpu.hpp).
 
-void conv3x3_relu(const float* x, const float* w, const float* b, float* y, int batch, int channels, int filters,
-                  int side, void* stream) {
+namespace {
+
+template <typename In, typename T>
+void launch_conv3x3_relu(const In* x, const T* w, const T* b, T* y, int batch, int channels, int filters, int side,
+                         void* stream) {
   const std::size_t outputs = std::size_t(batch) * filters * side * side;
   if (outputs == 0) return;
   conv3x3_relu_kernel<<<blocks_for(outputs, kBlock), kBlock, 0, as_stream(stream)>>>(x, w, b, y, batch, channels,
@@ -221,45 +240,52 @@ void conv3x3_relu(const float* x, const float* w, const float* b, float* y, int 
   check_launch("conv3x3_relu_kernel", blocks_for(outputs, kBlock), kBlock);
 }
 
-void max_pool2(const float* x, float* y, int* at, int planes, int side, void* stream) {
+template <typename T>
+void launch_max_pool2(const T* x, T* y, int* at, int planes, int side, void* stream) {
   const std::size_t outputs = std::size_t(planes) * (side / 2) * (side / 2);
   if (outputs == 0) return;
   max_pool2_kernel<<<blocks_for(outputs, kBlock), kBlock, 0, as_stream(stream)>>>(x, y, at, planes, side);
   check_launch("max_pool2_kernel", blocks_for(outputs, kBlock), kBlock);
 }
 
-void linear(const float* x, const float* w, const float* b, float* y, int batch, int in, int out, bool relu,
-            void* stream) {
+// The GEMM (lesson 07's, y = x · Wᵀ), then the bias and the ReLU.
+template <typename T>
+void launch_linear(const T* x, const T* w, const T* b, T* y, int batch, int in, int out, bool relu, void* stream) {
   if (batch == 0 || out == 0) return;
-  mlp::gemm_tiled(false, true, x, w, y, batch, out, in, stream);  // y = x · Wᵀ
+  mlp::gemm_tiled(false, true, x, w, y, batch, out, in, stream);
   const std::size_t count = std::size_t(batch) * out;
-  bias_act_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(y, b, batch, out, relu);
+  bias_act_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(kernel_view(y), kernel_view(b), batch,
+                                                                               out, relu);
   check_launch("bias_act_kernel", blocks_for(count, kBlock), kBlock);
 }
 
-void softmax_cross_entropy(const float* logits, const int* labels, float* dlogits, float* loss, int batch, int classes,
-                           void* stream) {
+template <typename T>
+void launch_softmax(const T* logits, const int* labels, T* dlogits, float* loss, const float* scale, int batch,
+                    int classes, void* stream) {
   GPULAB_CUDA_CHECK(cudaMemsetAsync(loss, 0, sizeof(float), as_stream(stream)));  // the images' terms add into it
   if (batch == 0) return;
-  softmax_xent_kernel<<<blocks_for(batch, kBlock), kBlock, 0, as_stream(stream)>>>(logits, labels, dlogits, loss, batch,
-                                                                                   classes);
+  softmax_xent_kernel<<<blocks_for(batch, kBlock), kBlock, 0, as_stream(stream)>>>(logits, labels, dlogits, loss, scale,
+                                                                                   batch, classes);
   check_launch("softmax_xent_kernel", blocks_for(batch, kBlock), kBlock);
 }
 
-void linear_backward(const float* x, const float* w, const float* dy, float* dw, float* db, float* dx,
-                     const float* mask, int batch, int in, int out, void* stream) {
-  mlp::gemm_tiled(true, false, dy, x, dw, out, in, batch, stream);  // dW = dyᵀ · x
+// dW = dyᵀ · x, db = Σ dy; dx = dy · W, masked by the ReLU below (lesson 07's GEMM and sums).
+template <typename T>
+void launch_linear_backward(const T* x, const T* w, const T* dy, float* dw, float* db, T* dx, const T* mask, int batch,
+                            int in, int out, void* stream) {
+  mlp::gemm_tiled(true, false, dy, x, dw, out, in, batch, stream);
   mlp::sum_columns(dy, db, batch, out, stream);
   if (dx == nullptr || batch == 0) return;
-  mlp::gemm_tiled(false, false, dy, w, dx, batch, in, out, stream);  // dx = dy · W
+  mlp::gemm_tiled(false, false, dy, w, dx, batch, in, out, stream);
   if (mask == nullptr) return;
   const std::size_t count = std::size_t(batch) * in;
-  relu_mask_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(dx, mask, count);
+  relu_mask_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(kernel_view(dx), kernel_view(mask),
+                                                                                count);
   check_launch("relu_mask_kernel", blocks_for(count, kBlock), kBlock);
 }
 
-void max_pool2_relu_backward(const float* dy, const int* at, const float* pooled, float* dx, int planes, int side,
-                             void* stream) {
+template <typename T>
+void launch_pool_backward(const T* dy, const int* at, const T* pooled, T* dx, int planes, int side, void* stream) {
   const std::size_t outputs = std::size_t(planes) * (side / 2) * (side / 2);
   if (outputs == 0) return;
   pool_relu_backward_kernel<<<blocks_for(outputs, kBlock), kBlock, 0, as_stream(stream)>>>(dy, at, pooled, dx, planes,
@@ -267,8 +293,9 @@ void max_pool2_relu_backward(const float* dy, const int* at, const float* pooled
   check_launch("pool_relu_backward_kernel", blocks_for(outputs, kBlock), kBlock);
 }
 
-void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, int batch,
-                      int channels, int filters, int side, void* stream) {
+template <typename In, typename T>
+void launch_conv_backward(const In* x, const T* w, const T* dz, float* dw, float* db, T* dx, int batch, int channels,
+                          int filters, int side, void* stream) {
   if (filters == 0 || channels == 0) return;
   const auto blocks = static_cast<unsigned int>(filters * channels);
   conv_weight_grad_kernel<<<blocks, kBlock, 0, as_stream(stream)>>>(x, dz, dw, db, batch, channels, filters, side);
@@ -280,12 +307,99 @@ void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw
   check_launch("conv_data_grad_kernel", blocks_for(inputs, kBlock), kBlock);
 }
 
+}  // namespace
+
+// ---- FP32
+
+void conv3x3_relu(const float* x, const float* w, const float* b, float* y, int batch, int channels, int filters,
+                  int side, void* stream) {
+  launch_conv3x3_relu(x, w, b, y, batch, channels, filters, side, stream);
+}
+
+void max_pool2(const float* x, float* y, int* at, int planes, int side, void* stream) {
+  launch_max_pool2(x, y, at, planes, side, stream);
+}
+
+void linear(const float* x, const float* w, const float* b, float* y, int batch, int in, int out, bool relu,
+            void* stream) {
+  launch_linear(x, w, b, y, batch, in, out, relu, stream);
+}
+
+void softmax_cross_entropy(const float* logits, const int* labels, float* dlogits, float* loss, const float* scale,
+                           int batch, int classes, void* stream) {
+  launch_softmax(logits, labels, dlogits, loss, scale, batch, classes, stream);
+}
+
+void linear_backward(const float* x, const float* w, const float* dy, float* dw, float* db, float* dx,
+                     const float* mask, int batch, int in, int out, void* stream) {
+  launch_linear_backward(x, w, dy, dw, db, dx, mask, batch, in, out, stream);
+}
+
+void max_pool2_relu_backward(const float* dy, const int* at, const float* pooled, float* dx, int planes, int side,
+                             void* stream) {
+  launch_pool_backward(dy, at, pooled, dx, planes, side, stream);
+}
+
+void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, int batch,
+                      int channels, int filters, int side, void* stream) {
+  launch_conv_backward(x, w, dz, dw, db, dx, batch, channels, filters, side, stream);
+}
+
 void adam(float* params, const float* grads, float* m, float* v, std::size_t count, float rate, float beta1,
-          float beta2, float epsilon, float c1, float c2, void* stream) {
+          float beta2, float epsilon, float c1, float c2, const int* skip, void* stream) {
   if (count == 0) return;
   adam_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(params, grads, m, v, count, rate, beta1,
-                                                                           beta2, epsilon, c1, c2);
+                                                                           beta2, epsilon, c1, c2, skip);
   check_launch("adam_kernel", blocks_for(count, kBlock), kBlock);
+}
+
+// ---- FP16 storage (the mixed step), as bit patterns
+
+void conv3x3_relu(const float* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch,
+                  int channels, int filters, int side, void* stream) {
+  launch_conv3x3_relu(x, kernel_view(w), kernel_view(b), kernel_view(y), batch, channels, filters, side, stream);
+}
+
+void conv3x3_relu(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch,
+                  int channels, int filters, int side, void* stream) {
+  launch_conv3x3_relu(kernel_view(x), kernel_view(w), kernel_view(b), kernel_view(y), batch, channels, filters, side,
+                      stream);
+}
+
+void max_pool2(const std::uint16_t* x, std::uint16_t* y, int* at, int planes, int side, void* stream) {
+  launch_max_pool2(kernel_view(x), kernel_view(y), at, planes, side, stream);
+}
+
+void linear(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch, int in,
+            int out, bool relu, void* stream) {
+  launch_linear(x, w, b, y, batch, in, out, relu, stream);
+}
+
+void softmax_cross_entropy(const std::uint16_t* logits, const int* labels, std::uint16_t* dlogits, float* loss,
+                           const float* scale, int batch, int classes, void* stream) {
+  launch_softmax(kernel_view(logits), labels, kernel_view(dlogits), loss, scale, batch, classes, stream);
+}
+
+void linear_backward(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dy, float* dw, float* db,
+                     std::uint16_t* dx, const std::uint16_t* mask, int batch, int in, int out, void* stream) {
+  launch_linear_backward(x, w, dy, dw, db, dx, mask, batch, in, out, stream);
+}
+
+void max_pool2_relu_backward(const std::uint16_t* dy, const int* at, const std::uint16_t* pooled, std::uint16_t* dx,
+                             int planes, int side, void* stream) {
+  launch_pool_backward(kernel_view(dy), at, kernel_view(pooled), kernel_view(dx), planes, side, stream);
+}
+
+void conv3x3_backward(const float* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
+                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream) {
+  launch_conv_backward(x, kernel_view(w), kernel_view(dz), dw, db, kernel_view(dx), batch, channels, filters, side,
+                       stream);
+}
+
+void conv3x3_backward(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
+                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream) {
+  launch_conv_backward(kernel_view(x), kernel_view(w), kernel_view(dz), dw, db, kernel_view(dx), batch, channels,
+                       filters, side, stream);
 }
 
 }  // namespace gpulab::cnn

@@ -1,9 +1,11 @@
 // A training step of the CNN on the GPU, layer by layer: the CPU's step (cnn_cpu.hpp), each of
-// its operations one launch of cnn_layers.cu, in the same order, on one stream.
+// its operations one launch of cnn_layers.cu, in the same order, on one stream — in FP32, or in
+// mixed precision (activations in FP16, cnn_mixed.cu's loss scaling around the optimiser).
 #include <cmath>
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cnn/cnn_gpu.hpp"
 #include "common/launch.cuh"
@@ -13,49 +15,68 @@ namespace gpulab::cnn {
 namespace {
 
 // Where each array of a step is in its workspaces: the forward pass's outputs, the gradients
-// flowing back, the parameters' gradients and the loss; the pools' argmax.
+// flowing back (stored as T: float, or FP16 bit patterns), the parameters as the layers read them
+// (the FP32 step reads the master copy itself), their gradients, the loss and the loss scale; the
+// pools' argmax and the scaler's state.
+template <typename T>
 struct Scratch {
-  float *r1, *p1, *r2, *p2, *h, *out;
-  float *d_out, *d_h, *d_p2, *d_r2, *d_p1, *d_r1;
-  float *grads, *loss;
-  int *at1, *at2;
+  T *r1, *p1, *r2, *p2, *h, *out;
+  T *d_out, *d_h, *d_p2, *d_r2, *d_p1, *d_r1;
+  T* weights;
+  float *grads, *loss, *scale;
+  int *at1, *at2, *scaler;
 };
 
-// The sizes, in order, of the float arrays of Scratch (r1 … d_r1), then the gradients and the loss.
+constexpr std::size_t kFloatArrays = 16;
+
+// The sizes, in floats and in order, of the arrays of Scratch (r1 … weights, grads, loss, scale).
 std::size_t float_sizes(const Layout& net, int batch, std::size_t* sizes) {
   const std::size_t b = static_cast<std::size_t>(batch);
   const std::size_t conv1 = b * net.c1 * net.side * net.side, pool1 = b * net.c1 * net.side1() * net.side1();
   const std::size_t conv2 = b * net.c2 * net.side1() * net.side1(), pool2 = b * net.features();
-  const std::size_t hidden = b * net.hidden, out = b * net.classes;
-  const std::size_t list[] = {conv1, pool1, conv2, pool2, hidden,           out, out, hidden,
-                              pool2, conv2, pool1, conv1, net.parameters(), 1};
+  const std::size_t hidden = b * net.hidden, out = b * net.classes, params = net.parameters();
+  const std::size_t list[kFloatArrays] = {conv1, pool1, conv2, pool2, hidden, out,    out, hidden,
+                                          pool2, conv2, pool1, conv1, params, params, 1,   1};
   std::size_t total = 0;
-  for (std::size_t i = 0; i < std::size(list); ++i) {
+  for (std::size_t i = 0; i < kFloatArrays; ++i) {
     if (sizes != nullptr) sizes[i] = list[i];
     total += list[i];
   }
   return total;
 }
 
-Scratch scratch_of(const Layout& net, int batch, std::span<float> floats, std::span<int> ints) {
+std::size_t argmax_ints(const Layout& net, int batch) {
+  return static_cast<std::size_t>(batch) *
+         (static_cast<std::size_t>(net.c1) * net.side1() * net.side1() + static_cast<std::size_t>(net.features()));
+}
+
+template <typename T>
+Scratch<T> scratch_of(const Layout& net, int batch, std::span<float> floats, std::span<int> ints) {
   check_layout(net);
   if (batch < 0 || floats.size() < step_floats(net, batch) || ints.size() < step_ints(net, batch)) {
     throw std::invalid_argument("cnn: a step at batch " + std::to_string(batch) + " needs " +
                                 std::to_string(step_floats(net, batch)) + " floats and " +
                                 std::to_string(step_ints(net, batch)) + " ints of workspace");
   }
-  std::size_t sizes[14];
+  std::size_t sizes[kFloatArrays];
   float_sizes(net, batch, sizes);
   float* at = floats.data();
-  Scratch s{};
-  float** fields[] = {&s.r1,  &s.p1,   &s.r2,   &s.p2,   &s.h,    &s.out,   &s.d_out,
-                      &s.d_h, &s.d_p2, &s.d_r2, &s.d_p1, &s.d_r1, &s.grads, &s.loss};
-  for (std::size_t i = 0; i < 14; ++i) {
-    *fields[i] = at;
-    at += sizes[i];
+  Scratch<T> s{};
+  T** stored[] = {&s.r1,  &s.p1,   &s.r2,   &s.p2,   &s.h,    &s.out,    &s.d_out,
+                  &s.d_h, &s.d_p2, &s.d_r2, &s.d_p1, &s.d_r1, &s.weights};
+  float** floats_of[] = {&s.grads, &s.loss, &s.scale};
+  std::size_t i = 0;
+  for (T** field : stored) {
+    *field = reinterpret_cast<T*>(at);  // an FP16 array takes the first half of its slot
+    at += sizes[i++];
+  }
+  for (float** field : floats_of) {
+    *field = at;
+    at += sizes[i++];
   }
   s.at1 = ints.data();
   s.at2 = ints.data() + static_cast<std::size_t>(batch) * net.c1 * net.side1() * net.side1();
+  s.scaler = ints.data() + argmax_ints(net, batch);
   return s;
 }
 
@@ -66,7 +87,9 @@ void check_inputs(const Layout& net, std::span<const float> params, std::span<co
   }
 }
 
-void forward_pass(const Layout& net, const float* p, const float* x, int batch, const Scratch& s, void* stream) {
+// p: the parameters as the layers read them (the FP32 ones, or their FP16 copy).
+template <typename T>
+void forward_pass(const Layout& net, const T* p, const float* x, int batch, const Scratch<T>& s, void* stream) {
   using L = Layout;
   conv3x3_relu(x, p + net.offset(L::w1), p + net.offset(L::b1), s.r1, batch, net.channels, net.c1, net.side, stream);
   max_pool2(s.r1, s.p1, s.at1, batch * net.c1, net.side, stream);
@@ -76,68 +99,100 @@ void forward_pass(const Layout& net, const float* p, const float* x, int batch, 
   linear(s.h, p + net.offset(L::w4), p + net.offset(L::b4), s.out, batch, net.hidden, net.classes, false, stream);
 }
 
-}  // namespace
-
-std::size_t step_floats(const Layout& net, int batch) { return float_sizes(net, batch, nullptr); }
-
-std::size_t step_ints(const Layout& net, int batch) {
-  return static_cast<std::size_t>(batch) *
-         (static_cast<std::size_t>(net.c1) * net.side1() * net.side1() + static_cast<std::size_t>(net.features()));
-}
-
-std::span<const float> forward(const Layout& net, std::span<const float> params, std::span<const float> x, int batch,
-                               std::span<float> floats, std::span<int> ints) {
-  const Scratch s = scratch_of(net, batch, floats, ints);
-  check_inputs(net, params, x, batch);
-  if (batch > 0) forward_pass(net, params.data(), x.data(), batch, s, nullptr);
-  return {s.out, static_cast<std::size_t>(batch) * net.classes};
-}
-
 // [snippet:cnn_layered_step]
-void layered_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
-                  std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
-                  std::span<float> floats, std::span<int> ints, void* stream) {
-  const Scratch s = scratch_of(net, batch, floats, ints);
+// The step in FP32 (T = float) or in mixed precision (T = std::uint16_t, FP16 bit patterns).
+template <typename T>
+void step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v, std::span<const float> x,
+          std::span<const int> labels, int batch, int t, const Adam& adam, std::span<float> floats, std::span<int> ints,
+          void* stream) {
+  constexpr bool mixed = std::is_same_v<T, std::uint16_t>;
+  const Scratch<T> s = scratch_of<T>(net, batch, floats, ints);
   check_inputs(net, params, x, batch);
   if (m.size() != params.size() || v.size() != params.size() || labels.size() < static_cast<std::size_t>(batch) ||
       t < 1) {
     throw std::invalid_argument("cnn: m and v as many floats as params, a label per image, step t from 1");
   }
   using L = Layout;
-  const float* p = params.data();
   float* g = s.grads;
+  const float* scale = nullptr;  // the loss scale: none in FP32
+  const T* p = nullptr;          // the parameters the layers read
+  if constexpr (mixed) {
+    if (t == 1) start_loss_scale(s.scale, s.scaler, LossScaling{}, stream);
+    to_fp16(params.data(), s.weights, params.size(), stream);
+    scale = s.scale;
+    p = s.weights;
+  } else {
+    p = params.data();
+  }
   if (batch == 0) {  // nothing to learn: the loss and the gradients are 0, and nothing moves
-    softmax_cross_entropy(nullptr, nullptr, nullptr, s.loss, 0, net.classes, stream);
+    softmax_cross_entropy(s.out, labels.data(), s.d_out, s.loss, scale, 0, net.classes, stream);
     GPULAB_CUDA_CHECK(cudaMemsetAsync(g, 0, net.parameters() * sizeof(float), static_cast<cudaStream_t>(stream)));
     return;
   }
   forward_pass(net, p, x.data(), batch, s, stream);
-  softmax_cross_entropy(s.out, labels.data(), s.d_out, s.loss, batch, net.classes, stream);
+  softmax_cross_entropy(s.out, labels.data(), s.d_out, s.loss, scale, batch, net.classes, stream);
   // Backward, from the loss to the first layer; each ReLU's mask is its own output.
   linear_backward(s.h, p + net.offset(L::w4), s.d_out, g + net.offset(L::w4), g + net.offset(L::b4), s.d_h, s.h, batch,
                   net.hidden, net.classes, stream);
-  linear_backward(s.p2, p + net.offset(L::w3), s.d_h, g + net.offset(L::w3), g + net.offset(L::b3), s.d_p2, nullptr,
-                  batch, net.features(), net.hidden, stream);
+  linear_backward(s.p2, p + net.offset(L::w3), s.d_h, g + net.offset(L::w3), g + net.offset(L::b3), s.d_p2,
+                  static_cast<const T*>(nullptr), batch, net.features(), net.hidden, stream);
   max_pool2_relu_backward(s.d_p2, s.at2, s.p2, s.d_r2, batch * net.c2, net.side1(), stream);
   conv3x3_backward(s.p1, p + net.offset(L::w2), s.d_r2, g + net.offset(L::w2), g + net.offset(L::b2), s.d_p1, batch,
                    net.c1, net.c2, net.side1(), stream);
   max_pool2_relu_backward(s.d_p1, s.at1, s.p1, s.d_r1, batch * net.c1, net.side, stream);
-  conv3x3_backward(x.data(), p + net.offset(L::w1), s.d_r1, g + net.offset(L::w1), g + net.offset(L::b1), nullptr,
-                   batch, net.channels, net.c1, net.side, stream);
+  conv3x3_backward(x.data(), p + net.offset(L::w1), s.d_r1, g + net.offset(L::w1), g + net.offset(L::b1),
+                   static_cast<T*>(nullptr), batch, net.channels, net.c1, net.side, stream);
+  // Mixed: the gradients back to their true size, and a step that overflowed skipped.
+  const int* skip = nullptr;
+  if constexpr (mixed) {
+    unscale_gradients(g, params.size(), s.scale, s.scaler, stream);
+    skip = s.scaler;
+  }
   // Adam, its bias corrections computed once here in double.
   const double c1 = 1 - std::pow(adam.beta1, t), c2 = 1 - std::pow(adam.beta2, t);
   cnn::adam(params.data(), g, m.data(), v.data(), params.size(), static_cast<float>(adam.rate),
             static_cast<float>(adam.beta1), static_cast<float>(adam.beta2), static_cast<float>(adam.epsilon),
-            static_cast<float>(c1), static_cast<float>(c2), stream);
+            static_cast<float>(c1), static_cast<float>(c2), skip, stream);
+  if constexpr (mixed) update_loss_scale(s.scale, s.scaler, LossScaling{}, stream);
 }
 // [/snippet]
 
+}  // namespace
+
+std::size_t step_floats(const Layout& net, int batch) { return float_sizes(net, batch, nullptr); }
+
+std::size_t step_ints(const Layout& net, int batch) { return argmax_ints(net, batch) + 2; }
+
+std::span<const float> forward(const Layout& net, std::span<const float> params, std::span<const float> x, int batch,
+                               std::span<float> floats, std::span<int> ints) {
+  const Scratch<float> s = scratch_of<float>(net, batch, floats, ints);
+  check_inputs(net, params, x, batch);
+  if (batch > 0) forward_pass(net, params.data(), x.data(), batch, s, nullptr);
+  return {s.out, static_cast<std::size_t>(batch) * net.classes};
+}
+
+void layered_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                  std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                  std::span<float> floats, std::span<int> ints, void* stream) {
+  step<float>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
+}
+
+void mixed_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                std::span<float> floats, std::span<int> ints, void* stream) {
+  step<std::uint16_t>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
+}
+
+std::size_t loss_at(const Layout& net, int batch) { return step_floats(net, batch) - 2; }
+std::size_t scale_at(const Layout& net, int batch) { return step_floats(net, batch) - 1; }
+std::size_t scaler_state_at(const Layout& net, int batch) { return argmax_ints(net, batch); }
+
 std::span<const float> step_gradients(const Layout& net, int batch, std::span<const float> floats) {
-  return floats.subspan(step_floats(net, batch) - 1 - net.parameters(), net.parameters());
+  return floats.subspan(loss_at(net, batch) - net.parameters(), net.parameters());
 }
 
 std::span<const float> step_loss(const Layout& net, int batch, std::span<const float> floats) {
-  return floats.subspan(step_floats(net, batch) - 1, 1);
+  return floats.subspan(loss_at(net, batch), 1);
 }
 
 }  // namespace gpulab::cnn

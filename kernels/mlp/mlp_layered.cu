@@ -14,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include <cstdint>
+
 #include "common/launch.cuh"
+#include "common/stored.cuh"
 #include "mlp/mlp.hpp"
 
 namespace gpulab::mlp {
@@ -28,21 +31,23 @@ constexpr int kTile = 16;
 // [snippet:gemm_kernel]
 // C (m × n) = op(A) · op(B), row-major, op(A) m × k and op(B) k × n. TA: A is stored k × m
 // (transposed); TB: B is stored n × k. 16 × 16 tiles through shared memory, as in lesson 05.
-template <bool TA, bool TB>
-__global__ void gemm_kernel(const float* a, const float* b, float* c, int m, int n, int k) {
+// The sums are floats whatever the matrices are stored in: floats here, FP16 in lesson 16's
+// mixed-precision step (as_float and stored_as below).
+template <bool TA, bool TB, typename A = float, typename B = float, typename C = float>
+__global__ void gemm_kernel(const A* a, const B* b, C* c, int m, int n, int k) {
   __shared__ float as[kTile][kTile + 1], bs[kTile][kTile + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = static_cast<int>(blockIdx.y) * kTile + ty, col = static_cast<int>(blockIdx.x) * kTile + tx;
   float sum = 0.0f;
   for (int k0 = 0; k0 < k; k0 += kTile) {
     const int ka = k0 + tx, kb = k0 + ty;
-    as[ty][tx] = (row < m && ka < k) ? (TA ? a[ka * m + row] : a[row * k + ka]) : 0.0f;
-    bs[ty][tx] = (kb < k && col < n) ? (TB ? b[col * k + kb] : b[kb * n + col]) : 0.0f;
+    as[ty][tx] = (row < m && ka < k) ? as_float(TA ? a[ka * m + row] : a[row * k + ka]) : 0.0f;
+    bs[ty][tx] = (kb < k && col < n) ? as_float(TB ? b[col * k + kb] : b[kb * n + col]) : 0.0f;
     __syncthreads();
     for (int i = 0; i < kTile; ++i) sum += as[ty][i] * bs[i][tx];
     __syncthreads();
   }
-  if (row < m && col < n) c[row * n + col] = sum;
+  if (row < m && col < n) c[row * n + col] = stored_as<C>(sum);
 }
 // [/snippet]
 
@@ -70,12 +75,14 @@ __global__ void loss_delta_kernel(const float* y, const float* t, float* delta, 
   atomicAdd(loss, term * scale);
 }
 
-// db[j] = Σ_e Δ[e][j]: one thread per column.
-__global__ void column_sums_kernel(const float* delta, float* db, int rows, int cols) {
+// db[j] = Σ_e Δ[e][j]: one thread per column (Δ stored in floats, or in FP16 by lesson 16's
+// mixed step; the sum in float).
+template <typename T = float>
+__global__ void column_sums_kernel(const T* delta, float* db, int rows, int cols) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= cols) return;
   float sum = 0.0f;
-  for (int e = 0; e < rows; ++e) sum += delta[e * cols + j];
+  for (int e = 0; e < rows; ++e) sum += as_float(delta[e * cols + j]);
   db[j] = sum;
 }
 
@@ -95,12 +102,25 @@ namespace {
 using gpulab::mlp::StepOptions;
 cudaStream_t stream_of(const StepOptions& options) { return static_cast<cudaStream_t>(options.stream); }
 
+template <bool TA, bool TB, typename A, typename B, typename C>
+void launch_gemm(const A* a, const B* b, C* c, int m, int n, int k, void* stream) {
+  const dim3 grid(blocks_for(n, kTile), blocks_for(m, kTile));
+  gemm_kernel<TA, TB, A, B, C><<<grid, dim3(kTile, kTile), 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, m, n, k);
+  check_launch("gemm_kernel<TA, TB>", grid, dim3(kTile, kTile));
+}
+
 template <bool TA, bool TB>
 void gemm(const float* a, const float* b, float* c, int m, int n, int k, const StepOptions& options) {
   if (options.gemm != nullptr) return options.gemm(TA, TB, a, b, c, m, n, k, options.stream);
-  const dim3 grid(blocks_for(n, kTile), blocks_for(m, kTile));
-  gemm_kernel<TA, TB><<<grid, dim3(kTile, kTile), 0, stream_of(options)>>>(a, b, c, m, n, k);
-  check_launch("gemm_kernel<TA, TB>", grid, dim3(kTile, kTile));
+  launch_gemm<TA, TB>(a, b, c, m, n, k, options.stream);
+}
+
+// The GEMM on any storage, its transposes chosen at run time.
+template <typename A, typename B, typename C>
+void gemm_any(bool ta, bool tb, const A* a, const B* b, C* c, int m, int n, int k, void* stream) {
+  if (ta)
+    return tb ? launch_gemm<true, true>(a, b, c, m, n, k, stream) : launch_gemm<true, false>(a, b, c, m, n, k, stream);
+  return tb ? launch_gemm<false, true>(a, b, c, m, n, k, stream) : launch_gemm<false, false>(a, b, c, m, n, k, stream);
 }
 
 // The layer's own kernels: A = σ(Z + b) in place, and db = Δ's column sums.
@@ -150,6 +170,22 @@ void sum_columns(const float* x, float* sums, int rows, int cols, void* stream) 
   StepOptions options;
   options.stream = stream;
   column_sums(x, sums, rows, cols, options);
+}
+
+void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c, int m, int n, int k,
+                void* stream) {
+  gemm_any(ta, tb, kernel_view(a), kernel_view(b), kernel_view(c), m, n, k, stream);
+}
+
+void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                void* stream) {
+  gemm_any(ta, tb, kernel_view(a), kernel_view(b), c, m, n, k, stream);
+}
+
+void sum_columns(const std::uint16_t* x, float* sums, int rows, int cols, void* stream) {
+  column_sums_kernel<<<blocks_for(cols, 256), 256, 0, static_cast<cudaStream_t>(stream)>>>(kernel_view(x), sums, rows,
+                                                                                           cols);
+  check_launch("column_sums_kernel", blocks_for(cols, 256), 256);
 }
 
 void forward_layer(const float* w, const float* b, const float* input, float* output, int batch, int in, int out,

@@ -1,14 +1,15 @@
 // Lesson 16, the capstone: the seed article's small CNN — two 3 × 3 convolutions with ReLU and
 // max-pooling, two linear layers, softmax cross-entropy, Adam — one training step on each backend,
-// checked against a float64 step; and trained on GPU Lab's own ten classes of shapes (--train).
+// in FP32 and in mixed precision (FP16 activations, dynamic loss scaling), checked against a
+// float64 step; and trained on GPU Lab's own ten classes of shapes (--train).
 #include "common/lesson.hpp"
 
 #include <regex>
 
 #include "16_cnn/cnn_live.hpp"
 #include "16_cnn/cnn_step_runs.hpp"
-#include "cnn/cnn_graph.hpp"
 #include "16_cnn/cnn_training.hpp"
+#include "cnn/cnn_graph.hpp"
 #include "common/targets.hpp"
 
 namespace gpulab {
@@ -77,24 +78,26 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return cnn::make_step_instance(layout_of(p), batch_of(p), seed);
 }
 
-// The layered step on every device backend this build has.
-std::vector<std::pair<Backend, RunFactory>> layered_backends() {
-  return on_devices([]<typename Target>() {
-    return factory<StepInstance>([](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-      const cnn::DeviceStep step = [](auto&&... args) { cnn::layered_step(args...); };
-      return std::make_unique<cnn::DeviceStepRun<Target>>(in, "layered", step);
+// A step on every device backend this build has: layered_step, or mixed_step.
+std::vector<std::pair<Backend, RunFactory>> step_backends(const char* name, cnn::StepFunction function,
+                                                          const cnn::StepBounds& bounds) {
+  return on_devices([=]<typename Target>() {
+    return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+      const cnn::DeviceStep step = [function](auto&&... args) { function(args..., nullptr); };
+      return std::make_unique<cnn::DeviceStepRun<Target>>(in, name, step, bounds);
     });
   });
 }
 
 // The step as a CUDA graph, on the GPU: each run captures its own (its buffers are its own).
-std::vector<std::pair<Backend, RunFactory>> graph_backends() {
+std::vector<std::pair<Backend, RunFactory>> graph_backends(const char* name, cnn::StepFunction function,
+                                                           const cnn::StepBounds& bounds) {
   return gpu_only(
-      []<typename Target>() {
-        return factory<StepInstance>([](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-          std::shared_ptr<cnn::GraphStep> graph = cnn::graph_step();
+      [=]<typename Target>() {
+        return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+          std::shared_ptr<cnn::GraphStep> graph = cnn::graph_step(function);
           const cnn::DeviceStep step = [graph](auto&&... args) { graph->run(args...); };
-          return std::make_unique<cnn::DeviceStepRun<Target>>(in, "graph", step);
+          return std::make_unique<cnn::DeviceStepRun<Target>>(in, name, step, bounds);
         });
       },
       "CUDA graphs");
@@ -107,7 +110,7 @@ Lesson make_lesson() {
   l.title = "The capstone: a CNN";
   l.summary =
       "The seed's small CNN trained end to end — convolutions, pooling, linear layers, softmax cross-entropy and "
-      "Adam, forward and backward — on the CPU and layer by layer on the GPU";
+      "Adam, forward and backward — on the CPU and layer by layer on the GPU, in FP32 and in mixed precision";
   l.text_file = "docs/lessons/16-cnn.md";
   l.sources = {"kernels/cnn/cnn_layers.cu", "kernels/cnn", "lessons/16_cnn"};
   l.size_help = "batch size, for the seed's network (32 × 32 × 3 images → 16 → 32 → 2048 → 128 → 10)";
@@ -132,8 +135,15 @@ Lesson make_lesson() {
       {"layered",
        "One kernel per operation, a thread per output: conv + ReLU, pool, GEMM + bias, softmax, their backward "
        "passes, Adam (22 kernels)",
-       layered_backends()},
-      {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 22 kernels", graph_backends()},
+       step_backends("layered", cnn::layered_step, cnn::kFp32Bounds)},
+      {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 22 kernels",
+       graph_backends("graph", cnn::layered_step, cnn::kFp32Bounds)},
+      {"mixed",
+       "The same kernels on FP16 activations and an FP16 copy of the weights, every sum in float; the loss scaled "
+       "and the step skipped where a gradient overflows (PyTorch's GradScaler)",
+       step_backends("mixed", cnn::mixed_step, cnn::kMixedBounds)},
+      {"mixed_graph", "mixed, captured in a CUDA graph",
+       graph_backends("mixed_graph", cnn::mixed_step, cnn::kMixedBounds)},
   };
   for (Variant& v : l.variants) v.fixed_block = true;
   skip_in_every_variant(l, emulated_past(8));  // a step of 8 images is ~10^8 emulated thread-steps

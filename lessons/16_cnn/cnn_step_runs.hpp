@@ -43,31 +43,77 @@ inline std::unique_ptr<StepInstance> make_step_instance(const Layout& net, int b
   return in;
 }
 
-// What a step gave: its loss, its gradients and the parameters after Adam's step 1.
+// How close a step must come to the float64 step: its loss, and each gradient relative to the
+// largest gradient. FP32:
 // - the loss within 1e-5 of the float64 loss (relative, or absolute below 1);
 // - each gradient within 1e-5 of the largest gradient, times the length of the longest sum over
 //   32 × 32² (the first convolution's weights sum batch × side² products; float's worst case grows
 //   with a sum's length): at the seed's batch of 32 the errors seen were 7e-7 of the largest, at
-//   1024 images 5.7e-5 — far from a wrong layer, which is off by the size of its gradients;
-// - the parameters as Adam moves them from the step's own gradients (float64 on the CPU): a check
-//   of the update alone, since near-zero gradients make the update (± rate · g / (|g| + ε))
-//   sensitive to rounding that the gradient check already bounds.
+//   1024 images 5.7e-5 — far from a wrong layer, which is off by the size of its gradients.
+// Mixed precision (every activation and its gradient rounded to FP16, u = 2⁻¹¹ ≈ 4.9e-4 relative,
+// and the weights the layers read too): the loss within 8u (the logits' rounding moves it by about
+// u · |logit|); each layer's gradients within 5 % in norm of the float64 ones (largest_layer_error:
+// a max-pool whose two inputs FP16 makes equal sends a gradient elsewhere, so single gradients
+// can be far off while the layer's are not; a wrong layer is off by about 100 %).
+struct StepBounds {
+  double loss = 1e-5, gradient = 1e-5;
+  bool grows_with_sums = true;  // FP32's sums: the bound grows with the longest one
+  bool per_block = false;       // the gradient bound is on each block's norm, not on each gradient
+  bool loss_scaled = false;     // the step scales its loss, and skips itself when a gradient overflows
+};
+inline constexpr double kFp16Roundoff = 1.0 / 2048;
+inline constexpr StepBounds kFp32Bounds{};
+inline constexpr StepBounds kMixedBounds{8 * kFp16Roundoff, 0.25, false, true, true};
+
+// A loss-scaled step that overflowed must have skipped itself: a gradient not finite, the
+// parameters as they were. (At a batch of 1 the loss's gradient times 2^16 can pass FP16's 65504 —
+// PyTorch's scaler skips such a step too, and the next runs at half the scale.)
+inline CheckResult check_skipped_step(const StepInstance& in, std::span<const float> grads,
+                                      std::span<const float> params, const std::string& what) {
+  CheckResult r;
+  r.checked = grads.size() + params.size();
+  if (std::all_of(grads.begin(), grads.end(), [](float g) { return std::isfinite(g); })) {
+    r.mismatches = 1;
+    r.message = what + ": the step was skipped, but every gradient is finite";
+  } else if (!std::equal(params.begin(), params.end(), in.initial.begin())) {
+    r.mismatches = 1;
+    r.message = what + ": the step overflowed and was skipped, but the parameters moved";
+  }
+  r.passed = r.mismatches == 0;
+  return r;
+}
+
+// What a step gave: its loss, its gradients and the parameters after Adam's step 1, within the
+// bounds; and the parameters as Adam moves them from the step's own gradients (float64 on the
+// CPU): a check of the update alone, since near-zero gradients make the update (± rate · g /
+// (|g| + ε)) sensitive to rounding that the gradient check already bounds.
 inline CheckResult check_step(const StepInstance& in, float loss, std::span<const float> grads,
-                              std::span<const float> params, const std::string& what) {
+                              std::span<const float> params, const std::string& what,
+                              const StepBounds& bounds = kFp32Bounds) {
   CheckResult r;
   r.checked = grads.size() + params.size() + 1;
   const auto fail = [&](std::size_t index, double expected, double got, const std::string& message) {
     if (r.mismatches++ == 0) r.message = what + ": " + message;
     if (r.first.size() < 5) r.first.push_back({index, expected, got});
   };
-  if (!(std::abs(loss - in.loss) <= 1e-5 * std::max(1.0, std::abs(in.loss)))) {
+  if (!(std::abs(loss - in.loss) <= bounds.loss * std::max(1.0, std::abs(in.loss)))) {
     fail(0, in.loss, loss, fmt::format("the loss is {}, expected {:.9g}", loss, in.loss));
   }
   double largest = 0;
   for (double g : in.gradients) largest = std::max(largest, std::abs(g));
   const double terms = static_cast<double>(in.batch) * in.net.side * in.net.side;
-  const double bound = 1e-5 * largest * std::max(1.0, terms / (32.0 * 32 * 32));
-  for (std::size_t i = 0; i < grads.size(); ++i) {
+  const double bound =
+      bounds.gradient * largest * (bounds.grows_with_sums ? std::max(1.0, terms / (32.0 * 32 * 32)) : 1);
+  if (bounds.per_block) {
+    Layout::Block worst = Layout::w1;
+    r.rel_error = largest_layer_error(in.net, grads, in.gradients, &worst);
+    if (!(r.rel_error <= bounds.gradient)) {
+      fail(in.net.offset(worst), 0, 0,
+           fmt::format("the gradients of {} are {:.3g} off in norm (bound {:.3g})", layer_name(worst), r.rel_error,
+                       bounds.gradient));
+    }
+  }
+  for (std::size_t i = 0; i < grads.size() && !bounds.per_block; ++i) {
     // The error reported beside "passed": the largest gradient's error, relative to the largest gradient.
     if (largest > 0) r.rel_error = std::max(r.rel_error, std::abs(grads[i] - in.gradients[i]) / largest);
     if (!(std::abs(grads[i] - in.gradients[i]) <= bound)) {
@@ -126,10 +172,11 @@ using DeviceStep = std::function<void(
 template <typename Target>
 class DeviceStepRun : public Run {
  public:
-  DeviceStepRun(const StepInstance& in, std::string name, DeviceStep step)
+  DeviceStepRun(const StepInstance& in, std::string name, DeviceStep step, const StepBounds& bounds = kFp32Bounds)
       : in_(in),
         name_(std::move(name)),
         step_(std::move(step)),
+        bounds_(bounds),
         count_(in.initial.size()),
         host_params_(count_, "params (host)"),
         host_x_(std::max<std::size_t>(1, in.images.x.size()), "images (host)"),
@@ -169,14 +216,20 @@ class DeviceStepRun : public Run {
   }
   CheckResult check() const override {
     const std::span<const float> floats = host_floats_.span();
+    const LossScaling scaling;
+    if (bounds_.loss_scaled && floats[scale_at(in_.net, in_.batch)] == scaling.initial * scaling.backoff) {
+      return check_skipped_step(in_, step_gradients(in_.net, in_.batch, floats), host_params_.span(),
+                                name_of(name_, Target::backend));
+    }
     return check_step(in_, step_loss(in_.net, in_.batch, floats)[0], step_gradients(in_.net, in_.batch, floats),
-                      host_params_.span(), name_of(name_, Target::backend));
+                      host_params_.span(), name_of(name_, Target::backend), bounds_);
   }
 
  private:
   const StepInstance& in_;
   std::string name_;
   DeviceStep step_;
+  StepBounds bounds_;
   std::size_t count_;
   typename Target::template HostBuffer<float> host_params_, host_x_;
   typename Target::template HostBuffer<int> host_labels_;

@@ -72,20 +72,21 @@ struct DeviceState {
 };
 
 template <typename Target>
-Trainer device_trainer(const Layout& net, const std::vector<float>& initial) {
+Trainer device_trainer(const Layout& net, const std::vector<float>& initial, bool mixed) {
   auto s = std::make_shared<DeviceState<Target>>(net, initial.size());
   s->params.copy_from(initial);
   s->m.fill_bytes(0);
   s->v.fill_bytes(0);
-  return {[s](std::span<const float> x, std::span<const int> labels, int t) {
+  const auto step = mixed ? mixed_step : layered_step;
+  return {[s, step](std::span<const float> x, std::span<const int> labels, int t) {
             UseDevice use(Target::backend);
             const int batch = static_cast<int>(labels.size());
             s->x.copy_prefix_from(x);
             s->labels.copy_prefix_from(labels);
-            layered_step(s->net, s->params.span(), s->m.span(), s->v.span(), s->x.span(), s->labels.span(), batch, t,
-                         Adam{}, s->floats.span(), s->ints.span());
+            step(s->net, s->params.span(), s->m.span(), s->v.span(), s->x.span(), s->labels.span(), batch, t, Adam{},
+                 s->floats.span(), s->ints.span(), nullptr);
             std::vector<float> loss(1);
-            s->floats.copy_range_to(loss, step_floats(s->net, batch) - 1);
+            s->floats.copy_range_to(loss, loss_at(s->net, batch));
             return loss[0];
           },
           [s](const Images& set) {
@@ -114,9 +115,9 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial) {
 
 }  // namespace
 
-Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend) {
+Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend, bool mixed) {
   if (backend == Backend::cpu) return cpu_trainer(net, std::move(initial));
-  return with_target(backend, [&]<typename Target>() { return device_trainer<Target>(net, initial); });
+  return with_target(backend, [&]<typename Target>() { return device_trainer<Target>(net, initial, mixed); });
 }
 
 }  // namespace gpulab::cnn

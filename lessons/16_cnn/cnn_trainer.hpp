@@ -1,6 +1,6 @@
 #pragma once
-// Training the CNN on one backend, a batch at a time: the CPU's float step, or the layered step on
-// the GPU or the emulator with the parameters, moments and workspace kept on the device. Used by
+// Training the CNN on one backend, a batch at a time: the CPU's float step, or the layered step
+// (FP32 or mixed) on the GPU or the emulator with the parameters, moments and workspace kept on the device. Used by
 // --train and by the app's live view.
 #include <functional>
 #include <span>
@@ -23,7 +23,8 @@ struct Trainer {
   std::function<std::vector<float>()> parameters;
 };
 
-Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend);
+// mixed: the device trains with mixed_step (FP16 activations, the loss scaled) instead of layered_step.
+Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend, bool mixed = false);
 
 // Images first .. first + count of a set, and their labels.
 std::span<const float> images_of(const Images& set, int first, int count);
