@@ -25,6 +25,19 @@ struct Activations {
   std::vector<Real> out;  // fc2: batch × classes, the logits
 };
 
+// The choices another step made at its max-pools (its argmax arrays, as Activations::at1 and at2),
+// for the reference to follow: where two inputs of a window are equal to within rounding, the
+// step and the reference may each pick a different one and send the window's gradient to
+// different places — both right, but no longer comparable gradient by gradient. Following the
+// step's choices, the reference checks everything else exactly; `bad` counts the choices that
+// were not in their window or not its largest value to within `tolerance` (relative to the
+// window's largest, or absolute below 1), which are errors of the step.
+struct PoolChoices {
+  std::span<const int> at1, at2;
+  double tolerance = 0;
+  mutable std::size_t bad = 0;
+};
+
 // ---------------------------------------------------------------- layers, forward
 
 // y[n][k][i][j] = ReLU(b[k] + Σ_c Σ_r Σ_s w[k][c][r][s] · x[n][c][i + r − 1][j + s − 1]): 3 × 3
@@ -62,8 +75,10 @@ void conv3x3_relu(std::span<const Real> x, int batch, int channels, int side, co
 
 // 2 × 2 max-pool, stride 2: each output the largest of its window, and where it was (the first
 // of equal ones, in row-major order: the GPU breaks ties the same way).
+// Where `follow` holds another step's choices (PoolChoices), each right one is taken instead.
 template <typename Real>
-void max_pool2(std::span<const Real> x, int planes, int side, std::vector<Real>& y, std::vector<int>& at) {
+void max_pool2(std::span<const Real> x, int planes, int side, std::vector<Real>& y, std::vector<int>& at,
+               const std::span<const int>* follow = nullptr, double tolerance = 0, std::size_t* bad = nullptr) {
   const int half = side / 2;
   y.resize(static_cast<std::size_t>(planes) * half * half);
   at.resize(y.size());
@@ -78,6 +93,17 @@ void max_pool2(std::span<const Real> x, int planes, int side, std::vector<Real>&
           }
         }
         const std::size_t o = (static_cast<std::size_t>(p) * half + i) * half + j;
+        if (follow != nullptr && !follow->empty()) {  // the other step's choice, where it is a right one
+          const int chosen = (*follow)[o], row = chosen / side - p * side, col = chosen % side;
+          const bool inside = chosen >= 0 && row / 2 == i && col / 2 == j && row >= 0 && row < side;
+          const Real top = x[static_cast<std::size_t>(best)];
+          if (!inside || !(double(x[static_cast<std::size_t>(chosen)]) >=
+                           double(top) - tolerance * std::max(1.0, std::abs(double(top))))) {
+            ++*bad;
+          } else {
+            best = chosen;
+          }
+        }
         y[o] = x[static_cast<std::size_t>(best)];
         at[o] = best;
       }
@@ -103,15 +129,19 @@ void linear(std::span<const Real> x, int batch, int in, const Param* w, const Pa
 
 template <typename Real, typename Param>
 void forward(const Layout& net, std::span<const Param> params, std::span<const float> images, int batch,
-             Activations<Real>& a) {
+             Activations<Real>& a, const PoolChoices* follow = nullptr) {
   const Param* p = params.data();
   const std::vector<Real> x(images.begin(), images.begin() + static_cast<std::ptrdiff_t>(batch * net.image_size()));
   conv3x3_relu<Real, Param>(x, batch, net.channels, net.side, p + net.offset(Layout::w1), p + net.offset(Layout::b1),
                             net.c1, a.r1);
-  max_pool2<Real>(a.r1, batch * net.c1, net.side, a.p1, a.at1);
+  const double tolerance = follow != nullptr ? follow->tolerance : 0;
+  std::size_t* bad = follow != nullptr ? &follow->bad : nullptr;
+  max_pool2<Real>(a.r1, batch * net.c1, net.side, a.p1, a.at1, follow != nullptr ? &follow->at1 : nullptr, tolerance,
+                  bad);
   conv3x3_relu<Real, Param>(a.p1, batch, net.c1, net.side1(), p + net.offset(Layout::w2), p + net.offset(Layout::b2),
                             net.c2, a.r2);
-  max_pool2<Real>(a.r2, batch * net.c2, net.side1(), a.p2, a.at2);
+  max_pool2<Real>(a.r2, batch * net.c2, net.side1(), a.p2, a.at2, follow != nullptr ? &follow->at2 : nullptr, tolerance,
+                  bad);
   linear<Real, Param>(a.p2, batch, net.features(), p + net.offset(Layout::w3), p + net.offset(Layout::b3), net.hidden,
                       true, a.h);
   linear<Real, Param>(a.h, batch, net.hidden, p + net.offset(Layout::w4), p + net.offset(Layout::b4), net.classes,
@@ -224,11 +254,13 @@ void conv3x3_backward(std::span<const Real> x, int batch, int channels, int side
 // ---------------------------------------------------------------- a whole step
 
 // The mean loss of the batch, and its gradient with respect to every parameter (`grads`, in the
-// parameters' layout); `a` keeps the forward pass (its logits give the predictions).
+// parameters' layout); `a` keeps the forward pass (its logits give the predictions); `follow`: another
+// step's max-pool choices to make where they are right ones (PoolChoices).
 template <typename Real, typename Param>
 Real gradients(const Layout& net, std::span<const Param> params, std::span<const float> images,
-               std::span<const int> labels, int batch, std::vector<Real>& grads, Activations<Real>& a) {
-  forward<Real, Param>(net, params, images, batch, a);
+               std::span<const int> labels, int batch, std::vector<Real>& grads, Activations<Real>& a,
+               const PoolChoices* follow = nullptr) {
+  forward<Real, Param>(net, params, images, batch, a, follow);
   std::vector<Real> d_out, d_h, d_p2, d_r2, d_p1, d_r1;
   const Real loss = softmax_cross_entropy<Real>(a.out, labels, batch, net.classes, d_out);
   grads.assign(net.parameters(), Real(0));

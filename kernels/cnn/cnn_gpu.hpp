@@ -29,11 +29,13 @@ void conv3x3_relu(const std::uint16_t* x, const std::uint16_t* w, const std::uin
 // argmax (its index in x; the first of equal values).
 void max_pool2(const float* x, float* y, int* at, int planes, int side, void* stream = nullptr);
 void max_pool2(const std::uint16_t* x, std::uint16_t* y, int* at, int planes, int side, void* stream = nullptr);
-// y = x · Wᵀ + b (ReLU where `relu`), x batch × in, W out × in.
-void linear(const float* x, const float* w, const float* b, float* y, int batch, int in, int out, bool relu,
-            void* stream = nullptr);
-void linear(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch, int in,
-            int out, bool relu, void* stream = nullptr);
+// y = x · Wᵀ + b (ReLU where `relu`), x batch × in, W out × in; `scratch`: linear_scratch floats
+// for the GEMM's partial products.
+void linear(const float* x, const float* w, const float* b, float* y, float* scratch, int batch, int in, int out,
+            bool relu, void* stream = nullptr);
+void linear(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, float* scratch,
+            int batch, int in, int out, bool relu, void* stream = nullptr);
+std::size_t linear_scratch(int batch, int in, int out);
 // Softmax cross-entropy of batch × classes logits against the labels: dlogits = (softmax −
 // one-hot) / batch, times *scale where scale is not null (the mixed step's loss scale), and
 // *loss = the mean loss.
@@ -54,30 +56,43 @@ void max_pool2_relu_backward(const float* dy, const int* at, const float* pooled
 void max_pool2_relu_backward(const std::uint16_t* dy, const int* at, const std::uint16_t* pooled, std::uint16_t* dx,
                              int planes, int side, void* stream = nullptr);
 // The backward pass of conv3x3 (dz: the gradient of its output before the ReLU): dW and db; and
-// where dx is not null, dx, the gradient of its input.
-void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, int batch,
-                      int channels, int filters, int side, void* stream = nullptr);
+// where dx is not null, dx, the gradient of its input. `scratch`: conv_scratch floats for the
+// weight gradient's shares of the batch.
+void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, float* scratch,
+                      int batch, int channels, int filters, int side, void* stream = nullptr);
 void conv3x3_backward(const float* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
-                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream = nullptr);
+                      std::uint16_t* dx, float* scratch, int batch, int channels, int filters, int side,
+                      void* stream = nullptr);
 void conv3x3_backward(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
-                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream = nullptr);
-// Adam on `count` parameters: m, v updated, params moved; c1 = 1 − β1ᵗ and c2 = 1 − β2ᵗ. Where
-// `skip` is not null and *skip is not 0, nothing changes (the mixed step's overflowed gradients).
+                      std::uint16_t* dx, float* scratch, int batch, int channels, int filters, int side,
+                      void* stream = nullptr);
+std::size_t conv_scratch(int batch, int side, int channels, int filters);
+// What the mixed step adds to Adam: a step whose gradients overflowed (state[0], see below)
+// moves nothing; the loss scale is updated; each moved parameter's FP16 copy is written for the
+// next step's layers. All null in the FP32 step.
+struct MixedAdam {
+  std::uint16_t* fp16_copy = nullptr;
+  float* scale = nullptr;
+  int* state = nullptr;
+  LossScaling scaling;
+};
+// Adam on `count` parameters: m, v updated, params moved; c1 = 1 − β1ᵗ and c2 = 1 − β2ᵗ.
 void adam(float* params, const float* grads, float* m, float* v, std::size_t count, float rate, float beta1,
-          float beta2, float epsilon, float c1, float c2, const int* skip, void* stream = nullptr);
+          float beta2, float epsilon, float c1, float c2, const MixedAdam& mixed = {}, void* stream = nullptr);
 
 // ---------------------------------------------------------------- mixed precision (cnn_mixed.cu)
 
-// y = x rounded to FP16: the mixed step's copy of the parameters.
+// y = x rounded to FP16: the mixed step's copy of the parameters, made afresh at its step 1 (Adam
+// keeps it after).
 void to_fp16(const float* x, std::uint16_t* y, std::size_t count, void* stream = nullptr);
 // Dynamic loss scaling, as PyTorch's GradScaler: the loss's gradient is multiplied by *scale so
 // that the small gradients of the layers below stay out of FP16's underflow; before the optimiser
 // the parameters' gradients are divided by it again, and a step whose gradients overflowed (inf
-// or NaN) is skipped and the scale halved; after `interval` good steps in a row it doubles.
-// state[0]: whether this step overflowed, state[1]: good steps since the scale last changed.
+// or NaN) is skipped and the scale halved; after `interval` good steps in a row it doubles (Adam
+// does these last two: MixedAdam). state[0]: whether this step overflowed, state[1]: good steps
+// since the scale last changed.
 void start_loss_scale(float* scale, int* state, const LossScaling& scaling, void* stream = nullptr);
 void unscale_gradients(float* grads, std::size_t count, const float* scale, int* state, void* stream = nullptr);
-void update_loss_scale(float* scale, int* state, const LossScaling& scaling, void* stream = nullptr);
 
 // ---------------------------------------------------------------- a step (cnn_step.cu)
 

@@ -1,12 +1,15 @@
 // The CNN's layers on the GPU, forward and backward, each the CPU's loop (cnn_cpu.hpp) with one
-// thread per output it writes — the first, plain rung; lessons 05 and 06 show the faster ones.
+// thread per output it writes — the first, plain rung; lessons 05 and 06 show the faster ones —
+// except where that left the GPU too few blocks (the sums over the batch: shares, split-K).
 //
 //   conv3x3_relu_kernel        one output each: its 3 × 3 window in every channel, + bias, ReLU
 //   max_pool2_kernel           one pooled output each, and where it came from
-//   linear                     lesson 07's tiled GEMM (y = x · Wᵀ), then bias_act_kernel
+//   linear                     lesson 07's tiled GEMM (y = x · Wᵀ, k split in slices), then
+//                              bias_act_kernel (the slices added, + bias, ReLU)
 //   softmax_xent_kernel        one image each: a stable softmax, the loss, dL/dlogits
 //   pool_relu_backward_kernel  one window each: the gradient to the argmax, 0 to the rest
-//   conv_weight_grad_kernel    one block per (filter, channel): a sum over the batch and the image
+//   conv_weight_grad_kernel    one block per (filter, channel, share of the batch): its sums over
+//                              the share's images, then conv_grad_shares_kernel adds the shares
 //   conv_data_grad_kernel      one input each: the transposed convolution
 //   adam_kernel                one parameter each
 //
@@ -80,12 +83,15 @@ __global__ void max_pool2_kernel(const T* x, T* y, int* at, int planes, int side
   at[o] = best;
 }
 
-// y[n][o] += b[o], then ReLU where asked: the GEMM's epilogue.
+// y[n][o] = the GEMM's `splits` partial products added + b[o], then ReLU where asked: the
+// GEMM's epilogue.
 template <typename T>
-__global__ void bias_act_kernel(T* y, const T* b, int rows, int cols, bool relu) {
+__global__ void bias_act_kernel(const float* partial, int splits, const T* b, T* y, int rows, int cols, bool relu) {
   const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (e >= std::size_t(rows) * cols) return;
-  const float z = as_float(y[e]) + as_float(b[e % cols]);
+  const std::size_t count = std::size_t(rows) * cols;
+  if (e >= count) return;
+  float z = as_float(b[e % cols]);
+  for (int split = 0; split < splits; ++split) z += partial[split * count + e];
   y[e] = stored_as<T>(relu ? fmaxf(z, 0.0f) : z);
 }
 
@@ -142,22 +148,24 @@ __global__ void pool_relu_backward_kernel(const T* dy, const int* at, const T* p
 }
 
 // [snippet:cnn_weight_grad]
-// One block per (filter k, channel c): dW[k][c][r][s] = Σ over images n and outputs (i, j) of
-// dz[n][k][i][j] · x[n][c][i + r − 1][j + s − 1]. Each thread sums its share of the positions
-// into 9 registers (and the bias's sum, in channel 0's blocks), then the block adds its threads'
-// sums in shared memory, halving the active threads each step: a fixed order, the same result
-// every run.
+// dW[k][c][r][s] = Σ over images n and outputs (i, j) of dz[n][k][i][j] · x[n][c][i + r − 1]
+// [j + s − 1], and db[k] = Σ dz[n][k][i][j]: for each (filter k, channel c), 10 sums over the
+// whole batch. One block per (filter, channel) would leave the first layer 48 blocks for a GPU
+// of 132 multiprocessors, each summing batch × 32² positions (the step's slowest kernel, 126 µs
+// at 32 images on the H100), so the batch is cut into shares too: block (k·C + c, share) sums
+// its share's positions into 10 registers per thread, then the block adds its threads' sums in
+// shared memory, halving the active threads each step, and writes the 10 totals to `partial`.
 template <typename In, typename T>
-__global__ void conv_weight_grad_kernel(const In* x, const T* dz, float* dw, float* db, int batch, int channels,
-                                        int filters, int side) {
-  __shared__ float partial[10][kBlock];
-  const int k = int(blockIdx.x) / channels, c = int(blockIdx.x) % channels;
-  const int t = int(threadIdx.x);
-  const std::size_t plane = std::size_t(side) * side;
+__global__ void conv_weight_grad_kernel(const In* x, const T* dz, float* partial, int batch, int channels, int filters,
+                                        int side, int images_per_share) {
+  __shared__ float sums[10][kBlock];
+  const int k = int(blockIdx.x) / channels, c = int(blockIdx.x) % channels, t = int(threadIdx.x);
+  const int plane = side * side, first = int(blockIdx.y) * images_per_share;
+  const int images = min(batch - first, images_per_share);
   float sum[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  for (std::size_t e = t; e < std::size_t(batch) * plane; e += kBlock) {
-    const int n = int(e / plane), i = int(e % plane) / side, j = int(e % plane) % side;
-    const float g = as_float(dz[(std::size_t(n) * filters + k) * plane + e % plane]);
+  for (int e = t; e < images * plane; e += kBlock) {  // position e of the share: image n, pixel (i, j)
+    const int n = first + e / plane, p = e % plane, i = p / side, j = p % side;
+    const float g = as_float(dz[(std::size_t(n) * filters + k) * plane + p]);
     const In* in = x + (std::size_t(n) * channels + c) * plane;
     for (int r = 0; r < 3; ++r) {
       const int row = i + r - 1;
@@ -169,16 +177,29 @@ __global__ void conv_weight_grad_kernel(const In* x, const T* dz, float* dw, flo
     }
     sum[9] += g;
   }
-  for (int q = 0; q < 10; ++q) partial[q][t] = sum[q];
+  for (int q = 0; q < 10; ++q) sums[q][t] = sum[q];
   __syncthreads();
   for (int stride = kBlock / 2; stride > 0; stride /= 2) {
     if (t < stride) {
-      for (int q = 0; q < 10; ++q) partial[q][t] += partial[q][t + stride];
+      for (int q = 0; q < 10; ++q) sums[q][t] += sums[q][t + stride];
     }
     __syncthreads();
   }
-  if (t < 9) dw[(std::size_t(k) * channels + c) * 9 + t] = partial[t][0];
-  if (t == 9 && c == 0) db[k] = partial[9][0];
+  if (t < 10) partial[(std::size_t(blockIdx.x) * gridDim.y + blockIdx.y) * 10 + t] = sums[t][0];
+}
+
+// One thread per (filter, channel, tap or bias): the shares' totals added in order — a fixed
+// order, the same result every run — into dW, and channel 0's bias totals into db.
+__global__ void conv_grad_shares_kernel(const float* partial, float* dw, float* db, int channels, int filters,
+                                        int shares) {
+  const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (e >= std::size_t(filters) * channels * 10) return;
+  const std::size_t kc = e / 10;
+  const int q = int(e % 10);
+  float total = 0.0f;
+  for (int share = 0; share < shares; ++share) total += partial[(kc * shares + share) * 10 + q];
+  if (q < 9) dw[kc * 9 + q] = total;
+  if (q == 9 && kc % channels == 0) db[kc / channels] = total;
 }
 // [/snippet]
 
@@ -207,20 +228,43 @@ __global__ void conv_data_grad_kernel(const T* w, const T* dz, T* dx, int batch,
   dx[e] = stored_as<T>(sum);
 }
 
+// [snippet:cnn_loss_scale_update]
+// The loss scale after a step (the mixed step's, by one thread): a step whose gradients
+// overflowed (state[0]) halves it and starts the count again; `interval` good steps in a row
+// (state[1]) double it.
+__device__ void update_loss_scale(float* scale, int* state, const LossScaling& scaling) {
+  if (state[0] != 0) {
+    *scale *= scaling.backoff;
+    state[1] = 0;
+  } else if (++state[1] == scaling.interval) {
+    *scale *= scaling.growth;
+    state[1] = 0;
+  }
+}
+// [/snippet]
+
 // [snippet:cnn_adam]
 // One thread per parameter: the moments follow g and g², are corrected for starting at 0
-// (c1 = 1 − β1ᵗ, c2 = 1 − β2ᵗ), and the parameter moves by rate · m̂ / (√v̂ + ε). Nothing moves
-// where `skip` says the step's gradients overflowed (the mixed step's loss scaling).
+// (c1 = 1 − β1ᵗ, c2 = 1 − β2ᵗ), and the parameter moves by rate · m̂ / (√v̂ + ε).
+// The mixed step's Adam (mixed.state not null) also skips a step whose gradients overflowed,
+// updates the loss scale (thread 0), and writes each moved parameter's FP16 copy, which the next
+// step's layers read.
 __global__ void adam_kernel(float* params, const float* grads, float* m, float* v, std::size_t count, float rate,
-                            float beta1, float beta2, float epsilon, float c1, float c2, const int* skip) {
+                            float beta1, float beta2, float epsilon, float c1, float c2, MixedAdam mixed) {
   const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (e >= count || (skip != nullptr && *skip != 0)) return;
+  if (mixed.state != nullptr) {
+    if (e == 0) update_loss_scale(mixed.scale, mixed.state, mixed.scaling);  // reads state[0], writes state[1]
+    if (mixed.state[0] != 0) return;                                         // nothing moves
+  }
+  if (e >= count) return;
   const float g = grads[e];
   const float mean = beta1 * m[e] + (1.0f - beta1) * g;
   const float square = beta2 * v[e] + (1.0f - beta2) * g * g;
   m[e] = mean;
   v[e] = square;
-  params[e] -= rate * (mean / c1) / (sqrtf(square / c2) + epsilon);
+  const float moved = params[e] - rate * (mean / c1) / (sqrtf(square / c2) + epsilon);
+  params[e] = moved;
+  if (mixed.fp16_copy != nullptr) kernel_view(mixed.fp16_copy)[e] = __float2half_rn(moved);
 }
 // [/snippet]
 
@@ -248,14 +292,26 @@ void launch_max_pool2(const T* x, T* y, int* at, int planes, int side, void* str
   check_launch("max_pool2_kernel", blocks_for(outputs, kBlock), kBlock);
 }
 
-// The GEMM (lesson 07's, y = x · Wᵀ), then the bias and the ReLU.
+// The GEMM (lesson 07's, y = x · Wᵀ) into `partial` — k split in slices where the tiles of y
+// alone would give the GPU too few blocks (fc1: 2048 inputs, 16 tiles at 32 images) — then the
+// slices added, the bias and the ReLU.
+constexpr int kGemmBlocks = 256;
+constexpr int kTile = 16;  // the GEMM's tile (mlp_layered.cu)
+
+int gemm_splits(int batch, int in, int out) {
+  const int tiles = ((batch + kTile - 1) / kTile) * ((out + kTile - 1) / kTile);
+  return std::max(1, std::min(kGemmBlocks / std::max(1, tiles), in / 256));  // slices of 256 and more
+}
+
 template <typename T>
-void launch_linear(const T* x, const T* w, const T* b, T* y, int batch, int in, int out, bool relu, void* stream) {
+void launch_linear(const T* x, const T* w, const T* b, T* y, float* partial, int batch, int in, int out, bool relu,
+                   void* stream) {
   if (batch == 0 || out == 0) return;
-  mlp::gemm_tiled(false, true, x, w, y, batch, out, in, stream);
+  const int splits = gemm_splits(batch, in, out);
+  mlp::gemm_tiled(false, true, x, w, partial, batch, out, in, stream, splits);
   const std::size_t count = std::size_t(batch) * out;
-  bias_act_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(kernel_view(y), kernel_view(b), batch,
-                                                                               out, relu);
+  bias_act_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(partial, splits, kernel_view(b),
+                                                                               kernel_view(y), batch, out, relu);
   check_launch("bias_act_kernel", blocks_for(count, kBlock), kBlock);
 }
 
@@ -293,13 +349,32 @@ void launch_pool_backward(const T* dy, const int* at, const T* pooled, T* dx, in
   check_launch("pool_relu_backward_kernel", blocks_for(outputs, kBlock), kBlock);
 }
 
+// How many shares of the batch the weight gradient's blocks take: enough for about
+// kGradientBlocks blocks in all, but no share under kShareWork positions (16 per thread), where
+// splitting saves less than the second kernel costs.
+constexpr int kGradientBlocks = 1024, kShareWork = 16 * kBlock;
+int gradient_shares(int batch, int side, int filters, int channels) {
+  const long positions = long(batch) * side * side;
+  const long wanted = std::min<long>(std::max(1, kGradientBlocks / std::max(1, filters * channels)),
+                                     std::max<long>(1, positions / kShareWork));
+  const int per_share = int(std::max<long>(1, (batch + wanted - 1) / wanted));
+  return std::max(1, (batch + per_share - 1) / per_share);
+}
+
 template <typename In, typename T>
-void launch_conv_backward(const In* x, const T* w, const T* dz, float* dw, float* db, T* dx, int batch, int channels,
-                          int filters, int side, void* stream) {
+void launch_conv_backward(const In* x, const T* w, const T* dz, float* dw, float* db, T* dx, float* partial, int batch,
+                          int channels, int filters, int side, void* stream) {
   if (filters == 0 || channels == 0) return;
-  const auto blocks = static_cast<unsigned int>(filters * channels);
-  conv_weight_grad_kernel<<<blocks, kBlock, 0, as_stream(stream)>>>(x, dz, dw, db, batch, channels, filters, side);
-  check_launch("conv_weight_grad_kernel", blocks, kBlock);
+  const int shares = gradient_shares(batch, side, filters, channels);
+  const int per_share = std::max(1, (batch + shares - 1) / shares);
+  const dim3 grid(static_cast<unsigned int>(filters * channels), static_cast<unsigned int>(shares));
+  conv_weight_grad_kernel<<<grid, kBlock, 0, as_stream(stream)>>>(x, dz, partial, batch, channels, filters, side,
+                                                                  per_share);
+  check_launch("conv_weight_grad_kernel", grid, kBlock);
+  const std::size_t totals = std::size_t(filters) * channels * 10;
+  conv_grad_shares_kernel<<<blocks_for(totals, kBlock), kBlock, 0, as_stream(stream)>>>(partial, dw, db, channels,
+                                                                                        filters, shares);
+  check_launch("conv_grad_shares_kernel", blocks_for(totals, kBlock), kBlock);
   const std::size_t inputs = std::size_t(batch) * channels * side * side;
   if (dx == nullptr || inputs == 0) return;
   conv_data_grad_kernel<<<blocks_for(inputs, kBlock), kBlock, 0, as_stream(stream)>>>(w, dz, dx, batch, channels,
@@ -308,6 +383,14 @@ void launch_conv_backward(const In* x, const T* w, const T* dz, float* dw, float
 }
 
 }  // namespace
+
+std::size_t linear_scratch(int batch, int in, int out) {
+  return std::size_t(gemm_splits(batch, in, out)) * batch * out;
+}
+
+std::size_t conv_scratch(int batch, int side, int channels, int filters) {
+  return std::size_t(gradient_shares(batch, side, filters, channels)) * filters * channels * 10;
+}
 
 // ---- FP32
 
@@ -320,9 +403,9 @@ void max_pool2(const float* x, float* y, int* at, int planes, int side, void* st
   launch_max_pool2(x, y, at, planes, side, stream);
 }
 
-void linear(const float* x, const float* w, const float* b, float* y, int batch, int in, int out, bool relu,
-            void* stream) {
-  launch_linear(x, w, b, y, batch, in, out, relu, stream);
+void linear(const float* x, const float* w, const float* b, float* y, float* scratch, int batch, int in, int out,
+            bool relu, void* stream) {
+  launch_linear(x, w, b, y, scratch, batch, in, out, relu, stream);
 }
 
 void softmax_cross_entropy(const float* logits, const int* labels, float* dlogits, float* loss, const float* scale,
@@ -340,16 +423,16 @@ void max_pool2_relu_backward(const float* dy, const int* at, const float* pooled
   launch_pool_backward(dy, at, pooled, dx, planes, side, stream);
 }
 
-void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, int batch,
-                      int channels, int filters, int side, void* stream) {
-  launch_conv_backward(x, w, dz, dw, db, dx, batch, channels, filters, side, stream);
+void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, float* scratch,
+                      int batch, int channels, int filters, int side, void* stream) {
+  launch_conv_backward(x, w, dz, dw, db, dx, scratch, batch, channels, filters, side, stream);
 }
 
 void adam(float* params, const float* grads, float* m, float* v, std::size_t count, float rate, float beta1,
-          float beta2, float epsilon, float c1, float c2, const int* skip, void* stream) {
+          float beta2, float epsilon, float c1, float c2, const MixedAdam& mixed, void* stream) {
   if (count == 0) return;
   adam_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(params, grads, m, v, count, rate, beta1,
-                                                                           beta2, epsilon, c1, c2, skip);
+                                                                           beta2, epsilon, c1, c2, mixed);
   check_launch("adam_kernel", blocks_for(count, kBlock), kBlock);
 }
 
@@ -370,9 +453,9 @@ void max_pool2(const std::uint16_t* x, std::uint16_t* y, int* at, int planes, in
   launch_max_pool2(kernel_view(x), kernel_view(y), at, planes, side, stream);
 }
 
-void linear(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, int batch, int in,
-            int out, bool relu, void* stream) {
-  launch_linear(x, w, b, y, batch, in, out, relu, stream);
+void linear(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y, float* scratch,
+            int batch, int in, int out, bool relu, void* stream) {
+  launch_linear(x, w, b, y, scratch, batch, in, out, relu, stream);
 }
 
 void softmax_cross_entropy(const std::uint16_t* logits, const int* labels, std::uint16_t* dlogits, float* loss,
@@ -391,15 +474,15 @@ void max_pool2_relu_backward(const std::uint16_t* dy, const int* at, const std::
 }
 
 void conv3x3_backward(const float* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
-                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream) {
-  launch_conv_backward(x, kernel_view(w), kernel_view(dz), dw, db, kernel_view(dx), batch, channels, filters, side,
-                       stream);
+                      std::uint16_t* dx, float* scratch, int batch, int channels, int filters, int side, void* stream) {
+  launch_conv_backward(x, kernel_view(w), kernel_view(dz), dw, db, kernel_view(dx), scratch, batch, channels, filters,
+                       side, stream);
 }
 
 void conv3x3_backward(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw, float* db,
-                      std::uint16_t* dx, int batch, int channels, int filters, int side, void* stream) {
-  launch_conv_backward(kernel_view(x), kernel_view(w), kernel_view(dz), dw, db, kernel_view(dx), batch, channels,
-                       filters, side, stream);
+                      std::uint16_t* dx, float* scratch, int batch, int channels, int filters, int side, void* stream) {
+  launch_conv_backward(kernel_view(x), kernel_view(w), kernel_view(dz), dw, db, kernel_view(dx), scratch, batch,
+                       channels, filters, side, stream);
 }
 
 }  // namespace gpulab::cnn

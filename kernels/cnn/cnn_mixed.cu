@@ -3,8 +3,8 @@
 //
 //   to_fp16_kernel           one parameter each: the master weight rounded to FP16
 //   unscale_kernel           one gradient each: divided by the scale, checked for inf and NaN
-//   update_scale_kernel      one thread: the scale halves after an overflow, doubles after
-//                            `interval` good steps
+//
+// and, in cnn_layers.cu's Adam, the scale's update and the FP16 copy of each moved parameter.
 //
 // FP16 keeps 11 significant bits and numbers from 6·10⁻⁸ to 65504: gradients of the size this
 // network's lower layers have (10⁻⁶ and less at times) would round to 0. Scaling the loss by
@@ -44,17 +44,6 @@ __global__ void unscale_kernel(float* grads, std::size_t count, const float* sca
   if (!(fabsf(g) <= FLT_MAX)) atomicExch(&state[0], 1);
 }
 
-// One thread, after Adam: a step that overflowed halves the scale and starts the count again;
-// `interval` good steps in a row double it.
-__global__ void update_scale_kernel(float* scale, int* state, float growth, float backoff, int interval) {
-  if (state[0] != 0) {
-    *scale *= backoff;
-    state[1] = 0;
-  } else if (++state[1] == interval) {
-    *scale *= growth;
-    state[1] = 0;
-  }
-}
 // [/snippet]
 
 __global__ void start_scale_kernel(float* scale, int* state, float initial) {
@@ -79,11 +68,6 @@ void unscale_gradients(float* grads, std::size_t count, const float* scale, int*
   if (count == 0) return;
   unscale_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(grads, count, scale, state);
   check_launch("unscale_kernel", blocks_for(count, kBlock), kBlock);
-}
-
-void update_loss_scale(float* scale, int* state, const LossScaling& scaling, void* stream) {
-  update_scale_kernel<<<1, 1, 0, as_stream(stream)>>>(scale, state, scaling.growth, scaling.backoff, scaling.interval);
-  check_launch("update_scale_kernel", 1, 1);
 }
 
 }  // namespace gpulab::cnn

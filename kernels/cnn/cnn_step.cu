@@ -1,6 +1,7 @@
 // A training step of the CNN on the GPU, layer by layer: the CPU's step (cnn_cpu.hpp), each of
 // its operations one launch of cnn_layers.cu, in the same order, on one stream — in FP32, or in
 // mixed precision (activations in FP16, cnn_mixed.cu's loss scaling around the optimiser).
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <stdexcept>
@@ -23,20 +24,28 @@ struct Scratch {
   T *r1, *p1, *r2, *p2, *h, *out;
   T *d_out, *d_h, *d_p2, *d_r2, *d_p1, *d_r1;
   T* weights;
-  float *grads, *loss, *scale;
+  float *scratch, *grads, *loss, *scale;
   int *at1, *at2, *scaler;
 };
 
-constexpr std::size_t kFloatArrays = 16;
+constexpr std::size_t kFloatArrays = 17;
 
-// The sizes, in floats and in order, of the arrays of Scratch (r1 … weights, grads, loss, scale).
+// The GEMMs' partial products and the weight gradients' shares: the most any layer needs.
+std::size_t scratch_floats(const Layout& net, int batch) {
+  return std::max({linear_scratch(batch, net.features(), net.hidden), linear_scratch(batch, net.hidden, net.classes),
+                   conv_scratch(batch, net.side, net.channels, net.c1),
+                   conv_scratch(batch, net.side1(), net.c1, net.c2)});
+}
+
+// The sizes, in floats and in order, of the arrays of Scratch (r1 … weights, scratch, grads, loss, scale).
 std::size_t float_sizes(const Layout& net, int batch, std::size_t* sizes) {
   const std::size_t b = static_cast<std::size_t>(batch);
   const std::size_t conv1 = b * net.c1 * net.side * net.side, pool1 = b * net.c1 * net.side1() * net.side1();
   const std::size_t conv2 = b * net.c2 * net.side1() * net.side1(), pool2 = b * net.features();
   const std::size_t hidden = b * net.hidden, out = b * net.classes, params = net.parameters();
-  const std::size_t list[kFloatArrays] = {conv1, pool1, conv2, pool2, hidden, out,    out, hidden,
-                                          pool2, conv2, pool1, conv1, params, params, 1,   1};
+  const std::size_t list[kFloatArrays] = {conv1,  pool1, conv2, pool2, hidden, out,    out,
+                                          hidden, pool2, conv2, pool1, conv1,  params, scratch_floats(net, batch),
+                                          params, 1,     1};
   std::size_t total = 0;
   for (std::size_t i = 0; i < kFloatArrays; ++i) {
     if (sizes != nullptr) sizes[i] = list[i];
@@ -64,7 +73,7 @@ Scratch<T> scratch_of(const Layout& net, int batch, std::span<float> floats, std
   Scratch<T> s{};
   T** stored[] = {&s.r1,  &s.p1,   &s.r2,   &s.p2,   &s.h,    &s.out,    &s.d_out,
                   &s.d_h, &s.d_p2, &s.d_r2, &s.d_p1, &s.d_r1, &s.weights};
-  float** floats_of[] = {&s.grads, &s.loss, &s.scale};
+  float** floats_of[] = {&s.scratch, &s.grads, &s.loss, &s.scale};
   std::size_t i = 0;
   for (T** field : stored) {
     *field = reinterpret_cast<T*>(at);  // an FP16 array takes the first half of its slot
@@ -95,8 +104,10 @@ void forward_pass(const Layout& net, const T* p, const float* x, int batch, cons
   max_pool2(s.r1, s.p1, s.at1, batch * net.c1, net.side, stream);
   conv3x3_relu(s.p1, p + net.offset(L::w2), p + net.offset(L::b2), s.r2, batch, net.c1, net.c2, net.side1(), stream);
   max_pool2(s.r2, s.p2, s.at2, batch * net.c2, net.side1(), stream);
-  linear(s.p2, p + net.offset(L::w3), p + net.offset(L::b3), s.h, batch, net.features(), net.hidden, true, stream);
-  linear(s.h, p + net.offset(L::w4), p + net.offset(L::b4), s.out, batch, net.hidden, net.classes, false, stream);
+  linear(s.p2, p + net.offset(L::w3), p + net.offset(L::b3), s.h, s.scratch, batch, net.features(), net.hidden, true,
+         stream);
+  linear(s.h, p + net.offset(L::w4), p + net.offset(L::b4), s.out, s.scratch, batch, net.hidden, net.classes, false,
+         stream);
 }
 
 // [snippet:cnn_layered_step]
@@ -116,11 +127,15 @@ void step(const Layout& net, std::span<float> params, std::span<float> m, std::s
   float* g = s.grads;
   const float* scale = nullptr;  // the loss scale: none in FP32
   const T* p = nullptr;          // the parameters the layers read
+  MixedAdam extras;              // what Adam does besides: nothing in FP32
   if constexpr (mixed) {
-    if (t == 1) start_loss_scale(s.scale, s.scaler, LossScaling{}, stream);
-    to_fp16(params.data(), s.weights, params.size(), stream);
+    if (t == 1) {  // the scale and the FP16 copy afresh; later, Adam keeps the copy
+      start_loss_scale(s.scale, s.scaler, LossScaling{}, stream);
+      to_fp16(params.data(), s.weights, params.size(), stream);
+    }
     scale = s.scale;
     p = s.weights;
+    extras = {s.weights, s.scale, s.scaler, LossScaling{}};
   } else {
     p = params.data();
   }
@@ -137,23 +152,18 @@ void step(const Layout& net, std::span<float> params, std::span<float> m, std::s
   linear_backward(s.p2, p + net.offset(L::w3), s.d_h, g + net.offset(L::w3), g + net.offset(L::b3), s.d_p2,
                   static_cast<const T*>(nullptr), batch, net.features(), net.hidden, stream);
   max_pool2_relu_backward(s.d_p2, s.at2, s.p2, s.d_r2, batch * net.c2, net.side1(), stream);
-  conv3x3_backward(s.p1, p + net.offset(L::w2), s.d_r2, g + net.offset(L::w2), g + net.offset(L::b2), s.d_p1, batch,
-                   net.c1, net.c2, net.side1(), stream);
+  conv3x3_backward(s.p1, p + net.offset(L::w2), s.d_r2, g + net.offset(L::w2), g + net.offset(L::b2), s.d_p1, s.scratch,
+                   batch, net.c1, net.c2, net.side1(), stream);
   max_pool2_relu_backward(s.d_p1, s.at1, s.p1, s.d_r1, batch * net.c1, net.side, stream);
   conv3x3_backward(x.data(), p + net.offset(L::w1), s.d_r1, g + net.offset(L::w1), g + net.offset(L::b1),
-                   static_cast<T*>(nullptr), batch, net.channels, net.c1, net.side, stream);
-  // Mixed: the gradients back to their true size, and a step that overflowed skipped.
-  const int* skip = nullptr;
-  if constexpr (mixed) {
-    unscale_gradients(g, params.size(), s.scale, s.scaler, stream);
-    skip = s.scaler;
-  }
+                   static_cast<T*>(nullptr), s.scratch, batch, net.channels, net.c1, net.side, stream);
+  // Mixed: the gradients back to their true size; Adam skips the step if one overflowed.
+  if constexpr (mixed) unscale_gradients(g, params.size(), s.scale, s.scaler, stream);
   // Adam, its bias corrections computed once here in double.
   const double c1 = 1 - std::pow(adam.beta1, t), c2 = 1 - std::pow(adam.beta2, t);
   cnn::adam(params.data(), g, m.data(), v.data(), params.size(), static_cast<float>(adam.rate),
             static_cast<float>(adam.beta1), static_cast<float>(adam.beta2), static_cast<float>(adam.epsilon),
-            static_cast<float>(c1), static_cast<float>(c2), skip, stream);
-  if constexpr (mixed) update_loss_scale(s.scale, s.scaler, LossScaling{}, stream);
+            static_cast<float>(c1), static_cast<float>(c2), extras, stream);
 }
 // [/snippet]
 

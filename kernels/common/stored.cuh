@@ -25,9 +25,11 @@ __device__ inline T stored_as(float x) {
 }
 
 // The kernel's view of an array a launcher was given: floats as they are, FP16 bit patterns as __half.
-inline const float* kernel_view(const float* x) { return x; }
-inline float* kernel_view(float* x) { return x; }
-inline const __half* kernel_view(const std::uint16_t* x) { return reinterpret_cast<const __half*>(x); }
-inline __half* kernel_view(std::uint16_t* x) { return reinterpret_cast<__half*>(x); }
+__host__ __device__ inline const float* kernel_view(const float* x) { return x; }
+__host__ __device__ inline float* kernel_view(float* x) { return x; }
+__host__ __device__ inline const __half* kernel_view(const std::uint16_t* x) {
+  return reinterpret_cast<const __half*>(x);
+}
+__host__ __device__ inline __half* kernel_view(std::uint16_t* x) { return reinterpret_cast<__half*>(x); }
 
 }  // namespace gpulab

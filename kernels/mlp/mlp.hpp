@@ -105,15 +105,17 @@ void backward_layer(const float* delta, const float* input, const float* w, floa
 // The lesson's GEMM on its own (lesson 16's linear layers use it): C (m × n) = op(A) · op(B),
 // row-major, op(X) = Xᵀ where ta or tb says (A stored k × m, B n × k), 16 × 16 tiles; and the
 // column sums of a rows × cols matrix. `stream`: a cudaStream_t, null for the default stream.
-void gemm_tiled(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k,
-                void* stream = nullptr);
+// `splits` > 1 splits k: C then holds `splits` products of m × n, one after the other, each over
+// its slice of k, for the caller to add.
+void gemm_tiled(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream = nullptr,
+                int splits = 1);
 void sum_columns(const float* x, float* sums, int rows, int cols, void* stream = nullptr);
 // The same on matrices stored in FP16 (bit patterns, as lesson 09's), the sums in float: lesson
 // 16's mixed-precision step. C in FP16 or in floats.
 void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c, int m, int n, int k,
                 void* stream = nullptr);
 void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
-                void* stream = nullptr);
+                void* stream = nullptr, int splits = 1);
 void sum_columns(const std::uint16_t* x, float* sums, int rows, int cols, void* stream = nullptr);
 // params −= lr · grads.
 void sgd(float* params, const float* grads, std::size_t count, float lr, const gpulab::mlp::StepOptions& options = {});

@@ -32,22 +32,25 @@ constexpr int kTile = 16;
 // C (m × n) = op(A) · op(B), row-major, op(A) m × k and op(B) k × n. TA: A is stored k × m
 // (transposed); TB: B is stored n × k. 16 × 16 tiles through shared memory, as in lesson 05.
 // The sums are floats whatever the matrices are stored in: floats here, FP16 in lesson 16's
-// mixed-precision step (as_float and stored_as below).
+// mixed-precision step (as_float and stored_as below). A grid of several layers splits k: layer
+// z sums k from z · k_slice on and writes its own C, m × n further on, for the caller to add
+// (lesson 16's first linear layer has k = 2048 and, at 32 images, only 16 tiles of C).
 template <bool TA, bool TB, typename A = float, typename B = float, typename C = float>
-__global__ void gemm_kernel(const A* a, const B* b, C* c, int m, int n, int k) {
+__global__ void gemm_kernel(const A* a, const B* b, C* c, int m, int n, int k, int k_slice) {
   __shared__ float as[kTile][kTile + 1], bs[kTile][kTile + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int row = static_cast<int>(blockIdx.y) * kTile + ty, col = static_cast<int>(blockIdx.x) * kTile + tx;
+  const int k_begin = static_cast<int>(blockIdx.z) * k_slice, k_end = min(k, k_begin + k_slice);
   float sum = 0.0f;
-  for (int k0 = 0; k0 < k; k0 += kTile) {
+  for (int k0 = k_begin; k0 < k_end; k0 += kTile) {
     const int ka = k0 + tx, kb = k0 + ty;
-    as[ty][tx] = (row < m && ka < k) ? as_float(TA ? a[ka * m + row] : a[row * k + ka]) : 0.0f;
-    bs[ty][tx] = (kb < k && col < n) ? as_float(TB ? b[col * k + kb] : b[kb * n + col]) : 0.0f;
+    as[ty][tx] = (row < m && ka < k_end) ? as_float(TA ? a[ka * m + row] : a[row * k + ka]) : 0.0f;
+    bs[ty][tx] = (kb < k_end && col < n) ? as_float(TB ? b[col * k + kb] : b[kb * n + col]) : 0.0f;
     __syncthreads();
     for (int i = 0; i < kTile; ++i) sum += as[ty][i] * bs[i][tx];
     __syncthreads();
   }
-  if (row < m && col < n) c[row * n + col] = stored_as<C>(sum);
+  if (row < m && col < n) c[static_cast<std::size_t>(blockIdx.z) * m * n + row * n + col] = stored_as<C>(sum);
 }
 // [/snippet]
 
@@ -103,9 +106,11 @@ using gpulab::mlp::StepOptions;
 cudaStream_t stream_of(const StepOptions& options) { return static_cast<cudaStream_t>(options.stream); }
 
 template <bool TA, bool TB, typename A, typename B, typename C>
-void launch_gemm(const A* a, const B* b, C* c, int m, int n, int k, void* stream) {
-  const dim3 grid(blocks_for(n, kTile), blocks_for(m, kTile));
-  gemm_kernel<TA, TB, A, B, C><<<grid, dim3(kTile, kTile), 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, m, n, k);
+void launch_gemm(const A* a, const B* b, C* c, int m, int n, int k, void* stream, int splits = 1) {
+  const int k_slice = std::max(1, (k + splits - 1) / splits);
+  const dim3 grid(blocks_for(n, kTile), blocks_for(m, kTile), static_cast<unsigned int>(splits));
+  gemm_kernel<TA, TB, A, B, C>
+      <<<grid, dim3(kTile, kTile), 0, static_cast<cudaStream_t>(stream)>>>(a, b, c, m, n, k, k_slice);
   check_launch("gemm_kernel<TA, TB>", grid, dim3(kTile, kTile));
 }
 
@@ -117,12 +122,14 @@ void gemm(const float* a, const float* b, float* c, int m, int n, int k, const S
 
 // The GEMM on any storage, its transposes chosen at run time.
 template <typename A, typename B, typename C>
-void gemm_any(bool ta, bool tb, const A* a, const B* b, C* c, int m, int n, int k, void* stream) {
-  if (ta)
-    return tb ? launch_gemm<true, true>(a, b, c, m, n, k, stream) : launch_gemm<true, false>(a, b, c, m, n, k, stream);
-  return tb ? launch_gemm<false, true>(a, b, c, m, n, k, stream) : launch_gemm<false, false>(a, b, c, m, n, k, stream);
+void gemm_any(bool ta, bool tb, const A* a, const B* b, C* c, int m, int n, int k, void* stream, int splits = 1) {
+  if (ta) {
+    return tb ? launch_gemm<true, true>(a, b, c, m, n, k, stream, splits)
+              : launch_gemm<true, false>(a, b, c, m, n, k, stream, splits);
+  }
+  return tb ? launch_gemm<false, true>(a, b, c, m, n, k, stream, splits)
+            : launch_gemm<false, false>(a, b, c, m, n, k, stream, splits);
 }
-
 // The layer's own kernels: A = σ(Z + b) in place, and db = Δ's column sums.
 void bias_sigmoid(float* z, const float* bias, int rows, int cols, const StepOptions& options) {
   bias_sigmoid_kernel<<<blocks_for(static_cast<long>(rows) * cols, 256), 256, 0, stream_of(options)>>>(z, bias, rows,
@@ -159,11 +166,9 @@ Scratch scratch_of(const Layout& net, int batch, std::span<float> workspace) {
 
 }  // namespace
 
-void gemm_tiled(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream) {
-  StepOptions options;
-  options.stream = stream;
-  if (ta) return tb ? gemm<true, true>(a, b, c, m, n, k, options) : gemm<true, false>(a, b, c, m, n, k, options);
-  return tb ? gemm<false, true>(a, b, c, m, n, k, options) : gemm<false, false>(a, b, c, m, n, k, options);
+void gemm_tiled(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream,
+                int splits) {
+  gemm_any(ta, tb, a, b, c, m, n, k, stream, splits);
 }
 
 void sum_columns(const float* x, float* sums, int rows, int cols, void* stream) {
@@ -178,8 +183,8 @@ void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b
 }
 
 void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
-                void* stream) {
-  gemm_any(ta, tb, kernel_view(a), kernel_view(b), c, m, n, k, stream);
+                void* stream, int splits) {
+  gemm_any(ta, tb, kernel_view(a), kernel_view(b), c, m, n, k, stream, splits);
 }
 
 void sum_columns(const std::uint16_t* x, float* sums, int rows, int cols, void* stream) {

@@ -22,14 +22,13 @@
 
 namespace gpulab::cnn {
 
-// A batch of the shapes, the initial parameters, and the float64 step's loss and gradients.
+// A batch of the shapes and the initial parameters. The float64 step they are checked against
+// is computed by the check, following the checked step's choices at its max-pools (PoolChoices).
 struct StepInstance : Instance {
   Layout net;
   int batch = 0;
   Images images;
   std::vector<float> initial;
-  double loss = 0;
-  std::vector<double> gradients;
 };
 
 inline std::unique_ptr<StepInstance> make_step_instance(const Layout& net, int batch, std::uint64_t seed) {
@@ -38,8 +37,6 @@ inline std::unique_ptr<StepInstance> make_step_instance(const Layout& net, int b
   in->batch = batch;
   in->images = make_shapes(batch, net.side, seed);
   in->initial = initial_parameters(net, seed + 1);
-  Activations<double> a;
-  in->loss = gradients<double, float>(net, in->initial, in->images.x, in->images.label, batch, in->gradients, a);
   return in;
 }
 
@@ -52,18 +49,27 @@ inline std::unique_ptr<StepInstance> make_step_instance(const Layout& net, int b
 //   1024 images 5.7e-5 — far from a wrong layer, which is off by the size of its gradients.
 // Mixed precision (every activation and its gradient rounded to FP16, u = 2⁻¹¹ ≈ 4.9e-4 relative,
 // and the weights the layers read too): the loss within 8u (the logits' rounding moves it by about
-// u · |logit|); each layer's gradients within 5 % in norm of the float64 ones (largest_layer_error:
-// a max-pool whose two inputs FP16 makes equal sends a gradient elsewhere, so single gradients
-// can be far off while the layer's are not; a wrong layer is off by about 100 %).
+// u · |logit|); each layer's gradients within 50 % in norm of the float64 ones (largest_layer_error).
+// Most steps come within 1e-3 (2u); but a ReLU whose input FP16's rounding moves across 0 (or an
+// output below FP16's 6e-8, rounded to 0) stops a gradient the float64 step lets through or the
+// other way round, and for one image a few such switches weigh: of 100 steps of one or three
+// images of the seed's network, most were within 2e-2, one in 25 near 0.2, the worst 0.36 (conv1).
+// What FP16 storage can break is larger still: a scale not undone (× 65536), a value read in the
+// wrong format (garbage), a layer left out (100 %). The kernels are the FP32 step's, checked
+// gradient by gradient there; and the mixed step's losses follow the FP32 step's within 1 % over
+// ten steps (cnn_step_test).
+// Both: the float64 step follows the checked step's max-pool choices where each is within
+// `pool_choice` of its window's largest (PoolChoices); any other choice fails the check.
 struct StepBounds {
   double loss = 1e-5, gradient = 1e-5;
+  double pool_choice = 1e-5;    // how far below its window's largest a pool's choice may be (PoolChoices)
   bool grows_with_sums = true;  // FP32's sums: the bound grows with the longest one
   bool per_block = false;       // the gradient bound is on each block's norm, not on each gradient
   bool loss_scaled = false;     // the step scales its loss, and skips itself when a gradient overflows
 };
 inline constexpr double kFp16Roundoff = 1.0 / 2048;
 inline constexpr StepBounds kFp32Bounds{};
-inline constexpr StepBounds kMixedBounds{8 * kFp16Roundoff, 0.25, false, true, true};
+inline constexpr StepBounds kMixedBounds{8 * kFp16Roundoff, 0.5, 8 * kFp16Roundoff, false, true, true};
 
 // A loss-scaled step that overflowed must have skipped itself: a gradient not finite, the
 // parameters as they were. (At a batch of 1 the loss's gradient times 2^16 can pass FP16's 65504 —
@@ -87,26 +93,36 @@ inline CheckResult check_skipped_step(const StepInstance& in, std::span<const fl
 // bounds; and the parameters as Adam moves them from the step's own gradients (float64 on the
 // CPU): a check of the update alone, since near-zero gradients make the update (± rate · g /
 // (|g| + ε)) sensitive to rounding that the gradient check already bounds.
+// `at1`, `at2`: the step's max-pool choices (its argmax arrays).
 inline CheckResult check_step(const StepInstance& in, float loss, std::span<const float> grads,
-                              std::span<const float> params, const std::string& what,
-                              const StepBounds& bounds = kFp32Bounds) {
+                              std::span<const float> params, std::span<const int> at1, std::span<const int> at2,
+                              const std::string& what, const StepBounds& bounds = kFp32Bounds) {
   CheckResult r;
   r.checked = grads.size() + params.size() + 1;
   const auto fail = [&](std::size_t index, double expected, double got, const std::string& message) {
     if (r.mismatches++ == 0) r.message = what + ": " + message;
     if (r.first.size() < 5) r.first.push_back({index, expected, got});
   };
-  if (!(std::abs(loss - in.loss) <= bounds.loss * std::max(1.0, std::abs(in.loss)))) {
-    fail(0, in.loss, loss, fmt::format("the loss is {}, expected {:.9g}", loss, in.loss));
+  // The float64 step, making the checked step's choices where they are right ones.
+  const PoolChoices follow{at1, at2, bounds.pool_choice};
+  std::vector<double> expected;
+  Activations<double> a;
+  const double expected_loss =
+      gradients<double, float>(in.net, in.initial, in.images.x, in.images.label, in.batch, expected, a, &follow);
+  if (follow.bad > 0) {
+    fail(0, 0, 0, fmt::format("{} of its max-pool outputs did not take the largest value of their window", follow.bad));
+  }
+  if (!(std::abs(loss - expected_loss) <= bounds.loss * std::max(1.0, std::abs(expected_loss)))) {
+    fail(0, expected_loss, loss, fmt::format("the loss is {}, expected {:.9g}", loss, expected_loss));
   }
   double largest = 0;
-  for (double g : in.gradients) largest = std::max(largest, std::abs(g));
+  for (double g : expected) largest = std::max(largest, std::abs(g));
   const double terms = static_cast<double>(in.batch) * in.net.side * in.net.side;
   const double bound =
       bounds.gradient * largest * (bounds.grows_with_sums ? std::max(1.0, terms / (32.0 * 32 * 32)) : 1);
   if (bounds.per_block) {
     Layout::Block worst = Layout::w1;
-    r.rel_error = largest_layer_error(in.net, grads, in.gradients, &worst);
+    r.rel_error = largest_layer_error(in.net, grads, expected, &worst);
     if (!(r.rel_error <= bounds.gradient)) {
       fail(in.net.offset(worst), 0, 0,
            fmt::format("the gradients of {} are {:.3g} off in norm (bound {:.3g})", layer_name(worst), r.rel_error,
@@ -115,10 +131,10 @@ inline CheckResult check_step(const StepInstance& in, float loss, std::span<cons
   }
   for (std::size_t i = 0; i < grads.size() && !bounds.per_block; ++i) {
     // The error reported beside "passed": the largest gradient's error, relative to the largest gradient.
-    if (largest > 0) r.rel_error = std::max(r.rel_error, std::abs(grads[i] - in.gradients[i]) / largest);
-    if (!(std::abs(grads[i] - in.gradients[i]) <= bound)) {
-      fail(i, in.gradients[i], grads[i],
-           fmt::format("gradient {} is {}, expected {:.9g} (bound {:.3g})", i, grads[i], in.gradients[i], bound));
+    if (largest > 0) r.rel_error = std::max(r.rel_error, std::abs(grads[i] - expected[i]) / largest);
+    if (!(std::abs(grads[i] - expected[i]) <= bound)) {
+      fail(i, expected[i], grads[i],
+           fmt::format("gradient {} is {}, expected {:.9g} (bound {:.3g})", i, grads[i], expected[i], bound));
     }
   }
   std::vector<float> moved = in.initial;
@@ -152,7 +168,9 @@ class CpuStepRun : public Run {
     loss_ = gradients<float, float>(in_.net, params_, in_.images.x, in_.images.label, in_.batch, grads_, a_);
     adam_update<float>(params_, grads_, moments, 1, Adam{});
   }
-  CheckResult check() const override { return check_step(in_, loss_, grads_, params_, name_of("cpu", Backend::cpu)); }
+  CheckResult check() const override {
+    return check_step(in_, loss_, grads_, params_, a_.at1, a_.at2, name_of("cpu", Backend::cpu));
+  }
 
  private:
   const StepInstance& in_;
@@ -182,19 +200,21 @@ class DeviceStepRun : public Run {
         host_x_(std::max<std::size_t>(1, in.images.x.size()), "images (host)"),
         host_labels_(std::max<std::size_t>(1, in.images.label.size()), "labels (host)"),
         host_floats_(step_floats(in.net, in.batch), "workspace (host)"),
+        host_ints_(std::max<std::size_t>(1, step_ints(in.net, in.batch)), "argmax (host)"),
         params_(count_, "params"),
         m_(count_, "m"),
         v_(count_, "v"),
         x_(host_x_.size(), "images"),
         labels_(host_labels_.size(), "labels"),
         floats_(host_floats_.size(), "workspace"),
-        ints_(std::max<std::size_t>(1, step_ints(in.net, in.batch)), "argmax") {
+        ints_(host_ints_.size(), "argmax") {
     std::copy(in.images.x.begin(), in.images.x.end(), host_x_.data());
     std::copy(in.images.label.begin(), in.images.label.end(), host_labels_.data());
   }
   void poison() override {
     params_.fill_bytes(kPoisonByte);
     floats_.fill_bytes(kPoisonByte);
+    ints_.fill_bytes(kPoisonByte);
     gpulab::poison(host_params_.span());
     gpulab::poison(host_floats_.span());
   }
@@ -213,6 +233,7 @@ class DeviceStepRun : public Run {
   void download() override {
     params_.copy_to(host_params_.span());
     floats_.copy_to(host_floats_.span());
+    ints_.copy_to(host_ints_.span());
   }
   CheckResult check() const override {
     const std::span<const float> floats = host_floats_.span();
@@ -221,8 +242,12 @@ class DeviceStepRun : public Run {
       return check_skipped_step(in_, step_gradients(in_.net, in_.batch, floats), host_params_.span(),
                                 name_of(name_, Target::backend));
     }
+    const std::span<const int> ints = host_ints_.span();
+    const std::size_t pool1 = std::size_t(in_.batch) * in_.net.c1 * in_.net.side1() * in_.net.side1();
+    const std::size_t pool2 = std::size_t(in_.batch) * in_.net.features();
     return check_step(in_, step_loss(in_.net, in_.batch, floats)[0], step_gradients(in_.net, in_.batch, floats),
-                      host_params_.span(), name_of(name_, Target::backend), bounds_);
+                      host_params_.span(), ints.subspan(0, pool1), ints.subspan(pool1, pool2),
+                      name_of(name_, Target::backend), bounds_);
   }
 
  private:
@@ -234,6 +259,7 @@ class DeviceStepRun : public Run {
   typename Target::template HostBuffer<float> host_params_, host_x_;
   typename Target::template HostBuffer<int> host_labels_;
   typename Target::template HostBuffer<float> host_floats_;
+  typename Target::template HostBuffer<int> host_ints_;
   typename Target::template DeviceBuffer<float> params_, m_, v_, x_;
   typename Target::template DeviceBuffer<int> labels_;
   typename Target::template DeviceBuffer<float> floats_;
