@@ -73,7 +73,7 @@ struct DeviceTraining {
     floats.copy_to(all);
     const std::span<const float> whole(all);
     r.loss = step_loss(net, batch, whole)[0];
-    r.scale = all[scale_at(net, batch)];
+    r.scale = all[scale_at()];
     const auto g = step_gradients(net, batch, whole);
     r.grads.assign(g.begin(), g.end());
     r.params.resize(p.size());
@@ -84,22 +84,22 @@ struct DeviceTraining {
     v.copy_to(r.v);
     std::vector<int> state(ints.size());
     ints.copy_to(state);
-    r.scaler.assign(state.end() - 2, state.end());
+    const auto from = [&](std::size_t first) { return state.begin() + static_cast<std::ptrdiff_t>(first); };
+    r.scaler.assign(from(scaler_state_at()), from(scaler_state_at() + 2));
     const std::size_t pool1 = std::size_t(batch) * net.c1 * net.side1() * net.side1();
-    r.at1.assign(state.begin(), state.begin() + static_cast<std::ptrdiff_t>(pool1));
-    r.at2.assign(state.begin() + static_cast<std::ptrdiff_t>(pool1),
-                 state.begin() + static_cast<std::ptrdiff_t>(pool1) + batch * net.features());
+    r.at1.assign(from(argmax_at()), from(argmax_at() + pool1));
+    r.at2.assign(from(argmax_at() + pool1), from(argmax_at() + pool1 + std::size_t(batch) * net.features()));
     return r;
   }
   void set_scaler(float scale, int good_steps) {
     UseDevice on(kBackend);
     std::vector<float> all(floats.size());
     floats.copy_to(all);
-    all[scale_at(net, batch)] = scale;
+    all[scale_at()] = scale;
     floats.copy_from(all);
     std::vector<int> state(ints.size());
     ints.copy_to(state);
-    state[scaler_state_at(net, batch) + 1] = good_steps;
+    state[scaler_state_at() + 1] = good_steps;
     ints.copy_from(state);
   }
 };

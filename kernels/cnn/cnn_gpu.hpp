@@ -124,9 +124,12 @@ using StepFunction = void (*)(const Layout& net, std::span<float> params, std::s
                               std::span<float> floats, std::span<int> ints, void* stream);
 std::span<const float> step_gradients(const Layout& net, int batch, std::span<const float> floats);
 std::span<const float> step_loss(const Layout& net, int batch, std::span<const float> floats);
-// Where the loss, the loss scale and the scaler's state are in the workspaces.
+// Where the loss, the loss scale, the scaler's state and the pools' argmax (at1, then at2) are in
+// the workspaces. The loss scale, the scaler's state and the mixed step's FP16 copy of the
+// parameters come first, at the same place at any batch, as they live from step to step.
 std::size_t loss_at(const Layout& net, int batch);
-std::size_t scale_at(const Layout& net, int batch);
-std::size_t scaler_state_at(const Layout& net, int batch);
+std::size_t scale_at();
+std::size_t scaler_state_at();
+std::size_t argmax_at();
 
 }  // namespace gpulab::cnn

@@ -15,17 +15,20 @@ namespace gpulab::cnn {
 
 namespace {
 
-// Where each array of a step is in its workspaces: the forward pass's outputs, the gradients
-// flowing back (stored as T: float, or FP16 bit patterns), the parameters as the layers read them
-// (the FP32 step reads the master copy itself), their gradients, the loss and the loss scale; the
-// pools' argmax and the scaler's state.
+// Where each array of a step is in its workspaces. First what lives from step to step, at the
+// same place whatever the batch: the loss scale and the parameters as the layers read them (the
+// mixed step's FP16 copy, which Adam writes for the next step; the FP32 step reads the master
+// copy itself); the scaler's state. Then the forward pass's outputs, the gradients flowing back
+// (stored as T: float, or FP16 bit patterns), scratch for partial sums, the parameters' gradients
+// and the loss; the pools' argmax.
 template <typename T>
 struct Scratch {
+  float* scale;
+  T* weights;
   T *r1, *p1, *r2, *p2, *h, *out;
   T *d_out, *d_h, *d_p2, *d_r2, *d_p1, *d_r1;
-  T* weights;
-  float *scratch, *grads, *loss, *scale;
-  int *at1, *at2, *scaler;
+  float *scratch, *grads, *loss;
+  int *scaler, *at1, *at2;
 };
 
 constexpr std::size_t kFloatArrays = 17;
@@ -37,15 +40,17 @@ std::size_t scratch_floats(const Layout& net, int batch) {
                    conv_scratch(batch, net.side1(), net.c1, net.c2)});
 }
 
-// The sizes, in floats and in order, of the arrays of Scratch (r1 … weights, scratch, grads, loss, scale).
+// The sizes, in floats and in order, of the arrays of Scratch (scale, weights, r1 … d_r1,
+// scratch, grads, loss).
 std::size_t float_sizes(const Layout& net, int batch, std::size_t* sizes) {
   const std::size_t b = static_cast<std::size_t>(batch);
   const std::size_t conv1 = b * net.c1 * net.side * net.side, pool1 = b * net.c1 * net.side1() * net.side1();
   const std::size_t conv2 = b * net.c2 * net.side1() * net.side1(), pool2 = b * net.features();
   const std::size_t hidden = b * net.hidden, out = b * net.classes, params = net.parameters();
-  const std::size_t list[kFloatArrays] = {conv1,  pool1, conv2, pool2, hidden, out,    out,
-                                          hidden, pool2, conv2, pool1, conv1,  params, scratch_floats(net, batch),
-                                          params, 1,     1};
+  const std::size_t list[kFloatArrays] = {1,      params, conv1, pool1, conv2,
+                                          pool2,  hidden, out,   out,   hidden,
+                                          pool2,  conv2,  pool1, conv1, scratch_floats(net, batch),
+                                          params, 1};
   std::size_t total = 0;
   for (std::size_t i = 0; i < kFloatArrays; ++i) {
     if (sizes != nullptr) sizes[i] = list[i];
@@ -54,10 +59,7 @@ std::size_t float_sizes(const Layout& net, int batch, std::size_t* sizes) {
   return total;
 }
 
-std::size_t argmax_ints(const Layout& net, int batch) {
-  return static_cast<std::size_t>(batch) *
-         (static_cast<std::size_t>(net.c1) * net.side1() * net.side1() + static_cast<std::size_t>(net.features()));
-}
+constexpr std::size_t kScalerInts = 2;
 
 template <typename T>
 Scratch<T> scratch_of(const Layout& net, int batch, std::span<float> floats, std::span<int> ints) {
@@ -70,22 +72,25 @@ Scratch<T> scratch_of(const Layout& net, int batch, std::span<float> floats, std
   std::size_t sizes[kFloatArrays];
   float_sizes(net, batch, sizes);
   float* at = floats.data();
-  Scratch<T> s{};
-  T** stored[] = {&s.r1,  &s.p1,   &s.r2,   &s.p2,   &s.h,    &s.out,    &s.d_out,
-                  &s.d_h, &s.d_p2, &s.d_r2, &s.d_p1, &s.d_r1, &s.weights};
-  float** floats_of[] = {&s.scratch, &s.grads, &s.loss, &s.scale};
   std::size_t i = 0;
-  for (T** field : stored) {
-    *field = reinterpret_cast<T*>(at);  // an FP16 array takes the first half of its slot
+  const auto next = [&] {
+    float* here = at;
     at += sizes[i++];
+    return here;
+  };
+  const auto next_stored = [&] { return reinterpret_cast<T*>(next()); };  // FP16: the first half of its slot
+  Scratch<T> s{};
+  s.scale = next();
+  s.weights = next_stored();
+  for (T** field : {&s.r1, &s.p1, &s.r2, &s.p2, &s.h, &s.out, &s.d_out, &s.d_h, &s.d_p2, &s.d_r2, &s.d_p1, &s.d_r1}) {
+    *field = next_stored();
   }
-  for (float** field : floats_of) {
-    *field = at;
-    at += sizes[i++];
-  }
-  s.at1 = ints.data();
-  s.at2 = ints.data() + static_cast<std::size_t>(batch) * net.c1 * net.side1() * net.side1();
-  s.scaler = ints.data() + argmax_ints(net, batch);
+  s.scratch = next();
+  s.grads = next();
+  s.loss = next();
+  s.scaler = ints.data();
+  s.at1 = ints.data() + kScalerInts;
+  s.at2 = s.at1 + static_cast<std::size_t>(batch) * net.c1 * net.side1() * net.side1();
   return s;
 }
 
@@ -171,7 +176,10 @@ void step(const Layout& net, std::span<float> params, std::span<float> m, std::s
 
 std::size_t step_floats(const Layout& net, int batch) { return float_sizes(net, batch, nullptr); }
 
-std::size_t step_ints(const Layout& net, int batch) { return argmax_ints(net, batch) + 2; }
+std::size_t step_ints(const Layout& net, int batch) {
+  return kScalerInts + static_cast<std::size_t>(batch) * (static_cast<std::size_t>(net.c1) * net.side1() * net.side1() +
+                                                          static_cast<std::size_t>(net.features()));
+}
 
 std::span<const float> forward(const Layout& net, std::span<const float> params, std::span<const float> x, int batch,
                                std::span<float> floats, std::span<int> ints) {
@@ -193,9 +201,10 @@ void mixed_step(const Layout& net, std::span<float> params, std::span<float> m, 
   step<std::uint16_t>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
 }
 
-std::size_t loss_at(const Layout& net, int batch) { return step_floats(net, batch) - 2; }
-std::size_t scale_at(const Layout& net, int batch) { return step_floats(net, batch) - 1; }
-std::size_t scaler_state_at(const Layout& net, int batch) { return argmax_ints(net, batch); }
+std::size_t loss_at(const Layout& net, int batch) { return step_floats(net, batch) - 1; }
+std::size_t scale_at() { return 0; }
+std::size_t scaler_state_at() { return 0; }
+std::size_t argmax_at() { return kScalerInts; }
 
 std::span<const float> step_gradients(const Layout& net, int batch, std::span<const float> floats) {
   return floats.subspan(loss_at(net, batch) - net.parameters(), net.parameters());

@@ -112,7 +112,8 @@ Lesson make_lesson() {
       "The seed's small CNN trained end to end — convolutions, pooling, linear layers, softmax cross-entropy and "
       "Adam, forward and backward — on the CPU and layer by layer on the GPU, in FP32 and in mixed precision";
   l.text_file = "docs/lessons/16-cnn.md";
-  l.sources = {"kernels/cnn/cnn_layers.cu", "kernels/cnn", "lessons/16_cnn"};
+  l.sources = {"kernels/cnn/cnn_layers.cu", "kernels/cnn", "kernels/common/stored.cuh", "kernels/mlp/mlp_layered.cu",
+               "lessons/16_cnn"};
   l.size_help = "batch size, for the seed's network (32 × 32 × 3 images → 16 → 32 → 2048 → 128 → 10)";
   l.default_n = 32;
   l.max_n = 65536;

@@ -238,7 +238,7 @@ class DeviceStepRun : public Run {
   CheckResult check() const override {
     const std::span<const float> floats = host_floats_.span();
     const LossScaling scaling;
-    if (bounds_.loss_scaled && floats[scale_at(in_.net, in_.batch)] == scaling.initial * scaling.backoff) {
+    if (bounds_.loss_scaled && floats[scale_at()] == scaling.initial * scaling.backoff) {
       return check_skipped_step(in_, step_gradients(in_.net, in_.batch, floats), host_params_.span(),
                                 name_of(name_, Target::backend));
     }
@@ -246,7 +246,7 @@ class DeviceStepRun : public Run {
     const std::size_t pool1 = std::size_t(in_.batch) * in_.net.c1 * in_.net.side1() * in_.net.side1();
     const std::size_t pool2 = std::size_t(in_.batch) * in_.net.features();
     return check_step(in_, step_loss(in_.net, in_.batch, floats)[0], step_gradients(in_.net, in_.batch, floats),
-                      host_params_.span(), ints.subspan(0, pool1), ints.subspan(pool1, pool2),
+                      host_params_.span(), ints.subspan(argmax_at(), pool1), ints.subspan(argmax_at() + pool1, pool2),
                       name_of(name_, Target::backend), bounds_);
   }
 

@@ -60,6 +60,7 @@ struct DeviceState {
   Buffer<int> labels;
   Buffer<float> floats;
   Buffer<int> ints;
+  int skipped = 0;
   DeviceState(const Layout& layout, std::size_t count)
       : net(layout),
         params(count, "params"),
@@ -87,6 +88,11 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, boo
                  s->floats.span(), s->ints.span(), nullptr);
             std::vector<float> loss(1);
             s->floats.copy_range_to(loss, loss_at(s->net, batch));
+            if (step == mixed_step) {
+              std::vector<int> overflowed(1);
+              s->ints.copy_range_to(overflowed, scaler_state_at());
+              s->skipped += overflowed[0] != 0 ? 1 : 0;
+            }
             return loss[0];
           },
           [s](const Images& set) {
@@ -110,7 +116,8 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, boo
             std::vector<float> params(s->params.size());
             s->params.copy_to(params);
             return params;
-          }};
+          },
+          [s] { return s->skipped; }};
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ struct Trainer {
   std::function<std::vector<int>(const Images& set)> predict;
   // The parameters now (a host copy).
   std::function<std::vector<float>()> parameters;
+  // The steps the mixed step's loss scaling skipped so far (their gradients overflowed FP16).
+  std::function<int()> skipped_steps = [] { return 0; };
 };
 
 // mixed: the device trains with mixed_step (FP16 activations, the loss scaled) instead of layered_step.

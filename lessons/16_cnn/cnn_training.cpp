@@ -62,6 +62,8 @@ std::string training_report(const std::string& dataset, const std::string& varia
       out += fmt::format("{:>6} {:>10.4f} {:>10.0f}\n", t, loss, ms);
     }
   }
+  if (mixed)
+    out += fmt::format("\nsteps the loss scaling skipped (a gradient overflowed FP16): {}\n", trainer.skipped_steps());
   return out + fmt::format("\ntest accuracy: {:.1f} % of {} images it never saw\n",
                            100 * accuracy_of(trainer.predict(test), test), test.count);
 }
