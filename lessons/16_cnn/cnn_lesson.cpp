@@ -135,9 +135,9 @@ Lesson make_lesson() {
          })}}},
       {"layered",
        "One kernel per operation, a thread per output: conv + ReLU, pool, GEMM + bias, softmax, their backward "
-       "passes, Adam (22 kernels)",
+       "passes, Adam (24 kernels: the sums over the batch in shares and slices)",
        step_backends("layered", cnn::layered_step, cnn::kFp32Bounds)},
-      {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 22 kernels",
+      {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 24 kernels",
        graph_backends("graph", cnn::layered_step, cnn::kFp32Bounds)},
       {"mixed",
        "The same kernels on FP16 activations and an FP16 copy of the weights, every sum in float; the loss scaled "
