@@ -295,19 +295,11 @@ void launch_max_pool2(const T* x, T* y, int* at, int planes, int side, void* str
 // The GEMM (lesson 07's, y = x · Wᵀ) into `partial` — k split in slices where the tiles of y
 // alone would give the GPU too few blocks (fc1: 2048 inputs, 16 tiles at 32 images) — then the
 // slices added, the bias and the ReLU.
-constexpr int kGemmBlocks = 256;
-constexpr int kTile = 16;  // the GEMM's tile (mlp_layered.cu)
-
-int gemm_splits(int batch, int in, int out) {
-  const int tiles = ((batch + kTile - 1) / kTile) * ((out + kTile - 1) / kTile);
-  return std::max(1, std::min(kGemmBlocks / std::max(1, tiles), in / 256));  // slices of 256 and more
-}
-
 template <typename T>
 void launch_linear(const T* x, const T* w, const T* b, T* y, float* partial, int batch, int in, int out, bool relu,
                    void* stream) {
   if (batch == 0 || out == 0) return;
-  const int splits = gemm_splits(batch, in, out);
+  const int splits = mlp::gemm_tiled_splits(batch, out, in);
   mlp::gemm_tiled(false, true, x, w, partial, batch, out, in, stream, splits);
   const std::size_t count = std::size_t(batch) * out;
   bias_act_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(partial, splits, kernel_view(b),
@@ -385,7 +377,7 @@ void launch_conv_backward(const In* x, const T* w, const T* dz, float* dw, float
 }  // namespace
 
 std::size_t linear_scratch(int batch, int in, int out) {
-  return std::size_t(gemm_splits(batch, in, out)) * batch * out;
+  return std::size_t(mlp::gemm_tiled_splits(batch, out, in)) * batch * out;
 }
 
 std::size_t conv_scratch(int batch, int side, int channels, int filters) {

@@ -106,7 +106,8 @@ void backward_layer(const float* delta, const float* input, const float* w, floa
 // row-major, op(X) = Xᵀ where ta or tb says (A stored k × m, B n × k), 16 × 16 tiles; and the
 // column sums of a rows × cols matrix. `stream`: a cudaStream_t, null for the default stream.
 // `splits` > 1 splits k: C then holds `splits` products of m × n, one after the other, each over
-// its slice of k, for the caller to add.
+// its slice of k, for the caller to add; gemm_tiled_splits says how many fill the GPU where C's
+// tiles alone are too few blocks (slices of 256 and more; 1 where C has tiles enough).
 void gemm_tiled(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream = nullptr,
                 int splits = 1);
 void sum_columns(const float* x, float* sums, int rows, int cols, void* stream = nullptr);
@@ -117,6 +118,7 @@ void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b
 void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
                 void* stream = nullptr, int splits = 1);
 void sum_columns(const std::uint16_t* x, float* sums, int rows, int cols, void* stream = nullptr);
+int gemm_tiled_splits(int m, int n, int k);
 // params −= lr · grads.
 void sgd(float* params, const float* grads, std::size_t count, float lr, const gpulab::mlp::StepOptions& options = {});
 

@@ -25,6 +25,9 @@ namespace gpulab::mlp {
 namespace {
 
 constexpr int kTile = 16;
+// Split-K (gemm_tiled_splits): enough slices of k for about kSplitBlocks blocks, none shorter
+// than kMinSlice.
+constexpr int kSplitBlocks = 256, kMinSlice = 256;
 
 }  // namespace
 
@@ -130,13 +133,15 @@ void gemm_any(bool ta, bool tb, const A* a, const B* b, C* c, int m, int n, int 
   return tb ? launch_gemm<false, true>(a, b, c, m, n, k, stream, splits)
             : launch_gemm<false, false>(a, b, c, m, n, k, stream, splits);
 }
+
 // The layer's own kernels: A = σ(Z + b) in place, and db = Δ's column sums.
 void bias_sigmoid(float* z, const float* bias, int rows, int cols, const StepOptions& options) {
   bias_sigmoid_kernel<<<blocks_for(static_cast<long>(rows) * cols, 256), 256, 0, stream_of(options)>>>(z, bias, rows,
                                                                                                        cols);
   check_launch("bias_sigmoid_kernel", blocks_for(static_cast<long>(rows) * cols, 256), 256);
 }
-void column_sums(const float* delta, float* db, int rows, int cols, const StepOptions& options) {
+template <typename T>
+void column_sums(const T* delta, float* db, int rows, int cols, const StepOptions& options) {
   column_sums_kernel<<<blocks_for(cols, 256), 256, 0, stream_of(options)>>>(delta, db, rows, cols);
   check_launch("column_sums_kernel", blocks_for(cols, 256), 256);
 }
@@ -188,9 +193,14 @@ void gemm_tiled(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b
 }
 
 void sum_columns(const std::uint16_t* x, float* sums, int rows, int cols, void* stream) {
-  column_sums_kernel<<<blocks_for(cols, 256), 256, 0, static_cast<cudaStream_t>(stream)>>>(kernel_view(x), sums, rows,
-                                                                                           cols);
-  check_launch("column_sums_kernel", blocks_for(cols, 256), 256);
+  StepOptions options;
+  options.stream = stream;
+  column_sums(kernel_view(x), sums, rows, cols, options);
+}
+
+int gemm_tiled_splits(int m, int n, int k) {
+  const int tiles = blocks_for(m, kTile) * blocks_for(n, kTile);
+  return std::max(1, std::min(kSplitBlocks / std::max(1, tiles), k / kMinSlice));
 }
 
 void forward_layer(const float* w, const float* b, const float* input, float* output, int batch, int in, int out,

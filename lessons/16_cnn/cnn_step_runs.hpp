@@ -71,19 +71,24 @@ inline constexpr double kFp16Roundoff = 1.0 / 2048;
 inline constexpr StepBounds kFp32Bounds{};
 inline constexpr StepBounds kMixedBounds{8 * kFp16Roundoff, 0.5, 8 * kFp16Roundoff, false, true, true};
 
-// A loss-scaled step that overflowed must have skipped itself: a gradient not finite, the
-// parameters as they were. (At a batch of 1 the loss's gradient times 2^16 can pass FP16's 65504 —
-// PyTorch's scaler skips such a step too, and the next runs at half the scale.)
+// A loss-scaled step that says it overflowed (its scaler's flag) must be right and have skipped
+// itself: a gradient not finite, the parameters as they were, the scale halved. (At a batch of 1 the loss's gradient
+// times 2^16 can pass FP16's 65504 — PyTorch's scaler skips such a step too, and the next runs at half the scale.)
 inline CheckResult check_skipped_step(const StepInstance& in, std::span<const float> grads,
-                                      std::span<const float> params, const std::string& what) {
+                                      std::span<const float> params, float scale_after, const std::string& what) {
   CheckResult r;
-  r.checked = grads.size() + params.size();
+  r.checked = grads.size() + params.size() + 1;
+  const LossScaling scaling;
   if (std::all_of(grads.begin(), grads.end(), [](float g) { return std::isfinite(g); })) {
     r.mismatches = 1;
-    r.message = what + ": the step was skipped, but every gradient is finite";
+    r.message = what + ": the step says its gradients overflowed, but every one is finite";
   } else if (!std::equal(params.begin(), params.end(), in.initial.begin())) {
     r.mismatches = 1;
     r.message = what + ": the step overflowed and was skipped, but the parameters moved";
+  } else if (scale_after != scaling.initial * scaling.backoff) {
+    r.mismatches = 1;
+    r.message =
+        what + ": the step overflowed, but the loss scale is " + std::to_string(scale_after) + " after it, not halved";
   }
   r.passed = r.mismatches == 0;
   return r;
@@ -237,12 +242,11 @@ class DeviceStepRun : public Run {
   }
   CheckResult check() const override {
     const std::span<const float> floats = host_floats_.span();
-    const LossScaling scaling;
-    if (bounds_.loss_scaled && floats[scale_at()] == scaling.initial * scaling.backoff) {
-      return check_skipped_step(in_, step_gradients(in_.net, in_.batch, floats), host_params_.span(),
-                                name_of(name_, Target::backend));
-    }
     const std::span<const int> ints = host_ints_.span();
+    if (bounds_.loss_scaled && ints[scaler_state_at()] != 0) {  // the step says it overflowed
+      return check_skipped_step(in_, step_gradients(in_.net, in_.batch, floats), host_params_.span(),
+                                floats[scale_at()], name_of(name_, Target::backend));
+    }
     const std::size_t pool1 = std::size_t(in_.batch) * in_.net.c1 * in_.net.side1() * in_.net.side1();
     const std::size_t pool2 = std::size_t(in_.batch) * in_.net.features();
     return check_step(in_, step_loss(in_.net, in_.batch, floats)[0], step_gradients(in_.net, in_.batch, floats),

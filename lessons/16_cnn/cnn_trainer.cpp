@@ -79,7 +79,7 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, boo
   s->m.fill_bytes(0);
   s->v.fill_bytes(0);
   const auto step = mixed ? mixed_step : layered_step;
-  return {[s, step](std::span<const float> x, std::span<const int> labels, int t) {
+  return {[s, step, mixed](std::span<const float> x, std::span<const int> labels, int t) {
             UseDevice use(Target::backend);
             const int batch = static_cast<int>(labels.size());
             s->x.copy_prefix_from(x);
@@ -88,7 +88,7 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, boo
                  s->floats.span(), s->ints.span(), nullptr);
             std::vector<float> loss(1);
             s->floats.copy_range_to(loss, loss_at(s->net, batch));
-            if (step == mixed_step) {
+            if (mixed) {
               std::vector<int> overflowed(1);
               s->ints.copy_range_to(overflowed, scaler_state_at());
               s->skipped += overflowed[0] != 0 ? 1 : 0;
