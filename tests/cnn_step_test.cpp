@@ -1,7 +1,8 @@
 // The capstone CNN's GPU kernels on one target (GPULAB_TEST_ON_GPU: the GPU, else the emulator):
 // a whole step's loss and gradients against the float64 CPU reference, the parameters after
 // Adam against the reference's update of the same gradients, outputs poisoned first, at awkward
-// sizes, in FP32 and in mixed precision; several steps in a row following the CPU's losses; and
+// sizes, in FP32 and in mixed precision (on the GPU also with the convolutions on the tensor
+// cores, and with cuDNN's and cuBLAS's layers); several steps in a row following the CPU's losses; and
 // the mixed step's loss scaling (a step that overflows skipped, the scale halved, and doubled
 // after 2000 good steps).
 #include <catch2/catch.hpp>
@@ -121,13 +122,25 @@ struct Precision {
 };
 const Precision kFp32{"FP32", layered_step, 1e-5, 1e-5, 1e-5, false};
 const Precision kMixed{"mixed", mixed_step, 8.0 / 2048, 0.5, 8.0 / 2048, true};
+const Precision kTensorCores{"tensor cores", tensor_core_step, 8.0 / 2048, 0.5, 8.0 / 2048, true};
+const Precision kLibraries{"cuDNN and cuBLAS", library_step, 1e-5, 1e-5, 1e-5, false};
+
+// The steps this target runs: those with the tensor cores or NVIDIA's libraries on the GPU alone.
+std::vector<Precision> precisions() {
+  std::vector<Precision> all{kFp32, kMixed};
+  if (kBackend == Backend::gpu) {
+    all.push_back(kTensorCores);
+    all.push_back(kLibraries);
+  }
+  return all;
+}
 
 }  // namespace
 
 TEST_CASE("a whole step's loss and gradients match the float64 CPU step, in FP32 and in mixed precision", "[cnn]") {
   const std::uint64_t seed = test::test_seed();
   CAPTURE(seed);
-  const Precision precision = GENERATE(kFp32, kMixed);
+  const Precision precision = GENERATE(from_range(precisions()));
   CAPTURE(precision.name);
   // The seed's network at a small side; one filter and one hidden unit; odd widths; a batch of one.
   const auto [net, batch] =
@@ -189,7 +202,7 @@ TEST_CASE("a whole step's loss and gradients match the float64 CPU step, in FP32
 }
 
 TEST_CASE("ten steps in a row follow the CPU's losses, in FP32 and in mixed precision", "[cnn]") {
-  const Precision precision = GENERATE(kFp32, kMixed);
+  const Precision precision = GENERATE(from_range(precisions()));
   CAPTURE(precision.name);
   const Layout net{8, 3, 4, 8, 16, 10};
   const int batch = 16;

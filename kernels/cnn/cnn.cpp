@@ -1,8 +1,10 @@
 #include "cnn/cnn.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "cnn/cnn_gpu.hpp"
 #include "common/mix.hpp"
 
 namespace gpulab::cnn {
@@ -116,6 +118,15 @@ double largest_layer_error(const Layout& net, std::span<const float> got, std::s
 std::string layer_name(Layout::Block b) {
   static const char* const names[] = {"conv1", "conv2", "fc1", "fc2"};
   return b >= 0 && b < Layout::blocks ? names[b / 2] : "?";
+}
+
+// Enough shares for about 512 blocks (4 a multiprocessor on an H100; each block one tile of 32
+// filters by 64 of the 9 · channels + 1 columns), but none under 128 positions (4 k-steps of 32),
+// where the block's set-up and its write-out would outweigh its sums.
+int tensor_core_shares(int batch, int side, int channels, int filters) {
+  const long positions = long(batch) * side * side;
+  const long tiles = long((filters + 31) / 32) * ((9 * channels + 1 + 63) / 64);
+  return static_cast<int>(std::clamp<long>(std::min((positions + 127) / 128, 512 / std::max(1L, tiles)), 1, 512));
 }
 
 }  // namespace gpulab::cnn

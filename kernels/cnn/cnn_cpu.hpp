@@ -32,10 +32,16 @@ struct Activations {
 // step's choices, the reference checks everything else exactly; `bad` counts the choices that
 // were not in their window or not its largest value to within `tolerance` (relative to the
 // window's largest, or absolute below 1), which are errors of the step.
+// The same holds for the ReLU before each pool, whose decision matters at the pool's choice alone
+// (the rest of its window gets no gradient): where the step's pooled values are given (pooled1,
+// pooled2: its ReLU's outputs at its choices), a decision the step made the other way round on a
+// value within `tolerance` of the reference's (a sum that rounding moved across 0) is the step's;
+// any other counts as bad.
 struct PoolChoices {
   std::span<const int> at1, at2;
   double tolerance = 0;
   mutable std::size_t bad = 0;
+  std::span<const float> pooled1 = {}, pooled2 = {};
 };
 
 // ---------------------------------------------------------------- layers, forward
@@ -207,6 +213,27 @@ void relu_backward(std::span<const Real> y, std::vector<Real>& dy) {
   }
 }
 
+// ReLU's backward pass below a max-pool, where another step's pooled values are given (PoolChoices):
+// only the pool's choices carry a gradient, each passing where that step's ReLU passed it, if the
+// reference's value there (r at the choice) is within `tolerance` of the step's; else where the
+// reference's ReLU passes it, and the choice counts as bad.
+template <typename Real>
+void relu_backward_following(std::span<const Real> r, std::span<const int> at, std::span<const float> pooled,
+                             double tolerance, std::size_t* bad, std::vector<Real>& dr) {
+  for (std::size_t o = 0; o < at.size(); ++o) {
+    const std::size_t i = static_cast<std::size_t>(at[o]);
+    bool passes = r[i] > Real(0);
+    if (passes != (pooled[o] > 0.0f)) {
+      if (std::abs(double(r[i]) - double(pooled[o])) <= tolerance) {
+        passes = !passes;
+      } else {
+        ++*bad;
+      }
+    }
+    if (!passes) dr[i] = Real(0);
+  }
+}
+
 // Max-pool's backward pass: each output's gradient goes to the one input it came from.
 template <typename Real>
 void max_pool2_backward(std::span<const Real> dy, std::span<const int> at, std::size_t inputs, std::vector<Real>& dx) {
@@ -255,7 +282,7 @@ void conv3x3_backward(std::span<const Real> x, int batch, int channels, int side
 
 // The mean loss of the batch, and its gradient with respect to every parameter (`grads`, in the
 // parameters' layout); `a` keeps the forward pass (its logits give the predictions); `follow`: another
-// step's max-pool choices to make where they are right ones (PoolChoices).
+// step's max-pool choices (and ReLU decisions at them) to make where they are right ones (PoolChoices).
 template <typename Real, typename Param>
 Real gradients(const Layout& net, std::span<const Param> params, std::span<const float> images,
                std::span<const int> labels, int batch, std::vector<Real>& grads, Activations<Real>& a,
@@ -272,12 +299,21 @@ Real gradients(const Layout& net, std::span<const Param> params, std::span<const
   relu_backward<Real>(a.h, d_h);
   linear_backward<Real, Param>(a.p2, batch, net.features(), p + net.offset(L::w3), net.hidden, d_h,
                                g + net.offset(L::w3), g + net.offset(L::b3), &d_p2);
+  // The ReLUs before the pools: the reference's own decisions, or the step's where it is right.
+  const auto pool_relu_backward = [&](const std::vector<Real>& r, const std::vector<int>& at,
+                                      std::span<const float> pooled, std::vector<Real>& dr) {
+    if (follow != nullptr && pooled.size() == at.size()) {
+      relu_backward_following<Real>(r, at, pooled, follow->tolerance, &follow->bad, dr);
+    } else {
+      relu_backward<Real>(r, dr);
+    }
+  };
   max_pool2_backward<Real>(d_p2, a.at2, a.r2.size(), d_r2);
-  relu_backward<Real>(a.r2, d_r2);
+  pool_relu_backward(a.r2, a.at2, follow != nullptr ? follow->pooled2 : std::span<const float>{}, d_r2);
   conv3x3_backward<Real, Param>(a.p1, batch, net.c1, net.side1(), p + net.offset(L::w2), net.c2, d_r2,
                                 g + net.offset(L::w2), g + net.offset(L::b2), &d_p1);
   max_pool2_backward<Real>(d_p1, a.at1, a.r1.size(), d_r1);
-  relu_backward<Real>(a.r1, d_r1);
+  pool_relu_backward(a.r1, a.at1, follow != nullptr ? follow->pooled1 : std::span<const float>{}, d_r1);
   const std::vector<Real> x(images.begin(), images.begin() + static_cast<std::ptrdiff_t>(batch * net.image_size()));
   conv3x3_backward<Real, Param>(x, batch, net.channels, net.side, p + net.offset(L::w1), net.c1, d_r1,
                                 g + net.offset(L::w1), g + net.offset(L::b1), nullptr);

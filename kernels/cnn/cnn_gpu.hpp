@@ -67,6 +67,45 @@ void conv3x3_backward(const std::uint16_t* x, const std::uint16_t* w, const std:
                       std::uint16_t* dx, float* scratch, int batch, int channels, int filters, int side,
                       void* stream = nullptr);
 std::size_t conv_scratch(int batch, int side, int channels, int filters);
+// The linear layer's epilogue: y = the `splits` partial products added + b, then ReLU where asked
+// (rows × cols); and the ReLU's backward pass, g ⊙ (mask > 0), in place.
+void add_bias_activation(const float* partial, int splits, const float* b, float* y, int rows, int cols, bool relu,
+                         void* stream = nullptr);
+void mask_relu(float* g, const float* mask, std::size_t count, void* stream = nullptr);
+// The weight gradient's last kernel: the shares' totals in `partial` (10 per filter, channel and
+// share: the 9 taps', then the bias's) added in a fixed order into dW and db.
+void add_gradient_shares(const float* partial, float* dw, float* db, int channels, int filters, int shares,
+                         void* stream = nullptr);
+
+// ---------------------------------------------------------------- the tensor cores (cnn_tensor_cores.cu)
+// The FP16 convolutions above, as implicit GEMMs on the tensor cores (GPU only): the same
+// arguments, and the same results to within the order of the sums (the first layer's images
+// rounded to FP16 as well).
+void conv3x3_relu_tensor_cores(const float* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y,
+                               int batch, int channels, int filters, int side, void* stream = nullptr);
+void conv3x3_relu_tensor_cores(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y,
+                               int batch, int channels, int filters, int side, void* stream = nullptr);
+void conv3x3_backward_tensor_cores(const float* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw,
+                                   float* db, std::uint16_t* dx, float* scratch, int batch, int channels, int filters,
+                                   int side, void* stream = nullptr);
+void conv3x3_backward_tensor_cores(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw,
+                                   float* db, std::uint16_t* dx, float* scratch, int batch, int channels, int filters,
+                                   int side, void* stream = nullptr);
+// ---------------------------------------------------------------- NVIDIA's libraries (cnn_library.cpp)
+// The FP32 layers above from cuDNN (the convolutions) and cuBLAS (the linear layers' GEMMs), for
+// the step that compares ours with them (GPU only): the same arguments, but no scratch for the
+// convolution's backward pass (cuDNN keeps its own workspace).
+void conv3x3_relu_cudnn(const float* x, const float* w, const float* b, float* y, int batch, int channels, int filters,
+                        int side, void* stream = nullptr);
+void conv3x3_backward_cudnn(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, int batch,
+                            int channels, int filters, int side, void* stream = nullptr);
+void linear_cublas(const float* x, const float* w, const float* b, float* y, float* scratch, int batch, int in, int out,
+                   bool relu, void* stream = nullptr);
+void linear_backward_cublas(const float* x, const float* w, const float* dy, float* dw, float* db, float* dx,
+                            const float* mask, int batch, int in, int out, void* stream = nullptr);
+
+// How many shares of the positions the tensor cores' weight gradient cuts (cnn.cpp).
+int tensor_core_shares(int batch, int side, int channels, int filters);
 // What the mixed step adds to Adam: a step whose gradients overflowed (state[0], see below)
 // moves nothing; the loss scale is updated; each moved parameter's FP16 copy is written for the
 // next step's layers. All null in the FP32 step.
@@ -118,7 +157,15 @@ void layered_step(const Layout& net, std::span<float> params, std::span<float> m
 void mixed_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
                 std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
                 std::span<float> floats, std::span<int> ints, void* stream = nullptr);
-// Either step, as a value.
+// The mixed step with its convolutions on the tensor cores (conv3x3_…_tensor_cores; GPU only).
+void tensor_core_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                      std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                      std::span<float> floats, std::span<int> ints, void* stream = nullptr);
+// The FP32 step with cuDNN's convolutions and cuBLAS's GEMMs in place of ours (GPU only).
+void library_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                  std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                  std::span<float> floats, std::span<int> ints, void* stream = nullptr);
+// Any of the steps, as a value.
 using StepFunction = void (*)(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
                               std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
                               std::span<float> floats, std::span<int> ints, void* stream);
@@ -131,5 +178,8 @@ std::size_t loss_at(const Layout& net, int batch);
 std::size_t scale_at();
 std::size_t scaler_state_at();
 std::size_t argmax_at();
+// Where the pools' outputs are in the floats (an FP16 step's as bit patterns, in the first half of their slots).
+std::size_t pooled1_at(const Layout& net, int batch);
+std::size_t pooled2_at(const Layout& net, int batch);
 
 }  // namespace gpulab::cnn

@@ -10,6 +10,7 @@
 //   pool_relu_backward_kernel  one window each: the gradient to the argmax, 0 to the rest
 //   conv_weight_grad_kernel    one block per (filter, channel, share of the batch): its sums over
 //                              the share's images, then conv_grad_shares_kernel adds the shares
+//                              (a warp per total)
 //   conv_data_grad_kernel      one input each: the transposed convolution
 //   adam_kernel                one parameter each
 //
@@ -188,16 +189,21 @@ __global__ void conv_weight_grad_kernel(const In* x, const T* dz, float* partial
   if (t < 10) partial[(std::size_t(blockIdx.x) * gridDim.y + blockIdx.y) * 10 + t] = sums[t][0];
 }
 
-// One thread per (filter, channel, tap or bias): the shares' totals added in order — a fixed
-// order, the same result every run — into dW, and channel 0's bias totals into db.
+// One warp per (filter, channel, tap or bias): its lanes add every 32nd share, in order, then the
+// warp adds its lanes' sums in a fixed tree (__shfl_down_sync) — a fixed order, the same result
+// every run, and no long chain of loads however many shares — into dW, and channel 0's bias
+// totals into db.
 __global__ void conv_grad_shares_kernel(const float* partial, float* dw, float* db, int channels, int filters,
                                         int shares) {
-  const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (e >= std::size_t(filters) * channels * 10) return;
+  const std::size_t e = (std::size_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int lane = int(threadIdx.x % 32);
+  if (e >= std::size_t(filters) * channels * 10) return;  // the whole warp: e is the warp's
   const std::size_t kc = e / 10;
   const int q = int(e % 10);
   float total = 0.0f;
-  for (int share = 0; share < shares; ++share) total += partial[(kc * shares + share) * 10 + q];
+  for (int share = lane; share < shares; share += 32) total += partial[(kc * shares + share) * 10 + q];
+  for (int offset = 16; offset > 0; offset /= 2) total += __shfl_down_sync(0xffffffffu, total, offset);
+  if (lane != 0) return;
   if (q < 9) dw[kc * 9 + q] = total;
   if (q == 9 && kc % channels == 0) db[kc / channels] = total;
 }
@@ -292,6 +298,23 @@ void launch_max_pool2(const T* x, T* y, int* at, int planes, int side, void* str
   check_launch("max_pool2_kernel", blocks_for(outputs, kBlock), kBlock);
 }
 
+template <typename T>
+void launch_bias_act(const float* partial, int splits, const T* b, T* y, int rows, int cols, bool relu, void* stream) {
+  const std::size_t count = std::size_t(rows) * cols;
+  if (count == 0) return;
+  bias_act_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(partial, splits, kernel_view(b),
+                                                                               kernel_view(y), rows, cols, relu);
+  check_launch("bias_act_kernel", blocks_for(count, kBlock), kBlock);
+}
+
+template <typename T>
+void launch_relu_mask(T* g, const T* mask, std::size_t count, void* stream) {
+  if (count == 0) return;
+  relu_mask_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(kernel_view(g), kernel_view(mask),
+                                                                                count);
+  check_launch("relu_mask_kernel", blocks_for(count, kBlock), kBlock);
+}
+
 // The GEMM (lesson 07's, y = x · Wᵀ) into `partial` — k split in slices where the tiles of y
 // alone would give the GPU too few blocks (fc1: 2048 inputs, 16 tiles at 32 images) — then the
 // slices added, the bias and the ReLU.
@@ -301,10 +324,7 @@ void launch_linear(const T* x, const T* w, const T* b, T* y, float* partial, int
   if (batch == 0 || out == 0) return;
   const int splits = mlp::gemm_tiled_splits(batch, out, in);
   mlp::gemm_tiled(false, true, x, w, partial, batch, out, in, stream, splits);
-  const std::size_t count = std::size_t(batch) * out;
-  bias_act_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(partial, splits, kernel_view(b),
-                                                                               kernel_view(y), batch, out, relu);
-  check_launch("bias_act_kernel", blocks_for(count, kBlock), kBlock);
+  launch_bias_act(partial, splits, b, y, batch, out, relu, stream);
 }
 
 template <typename T>
@@ -325,11 +345,7 @@ void launch_linear_backward(const T* x, const T* w, const T* dy, float* dw, floa
   mlp::sum_columns(dy, db, batch, out, stream);
   if (dx == nullptr || batch == 0) return;
   mlp::gemm_tiled(false, false, dy, w, dx, batch, in, out, stream);
-  if (mask == nullptr) return;
-  const std::size_t count = std::size_t(batch) * in;
-  relu_mask_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(kernel_view(dx), kernel_view(mask),
-                                                                                count);
-  check_launch("relu_mask_kernel", blocks_for(count, kBlock), kBlock);
+  if (mask != nullptr) launch_relu_mask(dx, mask, std::size_t(batch) * in, stream);
 }
 
 template <typename T>
@@ -363,10 +379,7 @@ void launch_conv_backward(const In* x, const T* w, const T* dz, float* dw, float
   conv_weight_grad_kernel<<<grid, kBlock, 0, as_stream(stream)>>>(x, dz, partial, batch, channels, filters, side,
                                                                   per_share);
   check_launch("conv_weight_grad_kernel", grid, kBlock);
-  const std::size_t totals = std::size_t(filters) * channels * 10;
-  conv_grad_shares_kernel<<<blocks_for(totals, kBlock), kBlock, 0, as_stream(stream)>>>(partial, dw, db, channels,
-                                                                                        filters, shares);
-  check_launch("conv_grad_shares_kernel", blocks_for(totals, kBlock), kBlock);
+  add_gradient_shares(partial, dw, db, channels, filters, shares, stream);
   const std::size_t inputs = std::size_t(batch) * channels * side * side;
   if (dx == nullptr || inputs == 0) return;
   conv_data_grad_kernel<<<blocks_for(inputs, kBlock), kBlock, 0, as_stream(stream)>>>(w, dz, dx, batch, channels,
@@ -381,7 +394,27 @@ std::size_t linear_scratch(int batch, int in, int out) {
 }
 
 std::size_t conv_scratch(int batch, int side, int channels, int filters) {
-  return std::size_t(gradient_shares(batch, side, filters, channels)) * filters * channels * 10;
+  const int shares =
+      std::max(gradient_shares(batch, side, filters, channels), tensor_core_shares(batch, side, channels, filters));
+  return std::size_t(shares) * filters * channels * 10;
+}
+
+void add_bias_activation(const float* partial, int splits, const float* b, float* y, int rows, int cols, bool relu,
+                         void* stream) {
+  launch_bias_act(partial, splits, b, y, rows, cols, relu, stream);
+}
+
+void mask_relu(float* g, const float* mask, std::size_t count, void* stream) {
+  launch_relu_mask(g, mask, count, stream);
+}
+
+void add_gradient_shares(const float* partial, float* dw, float* db, int channels, int filters, int shares,
+                         void* stream) {
+  const std::size_t totals = std::size_t(filters) * channels * 10;
+  if (totals == 0) return;
+  conv_grad_shares_kernel<<<blocks_for(32 * totals, kBlock), kBlock, 0, as_stream(stream)>>>(partial, dw, db, channels,
+                                                                                             filters, shares);
+  check_launch("conv_grad_shares_kernel", blocks_for(32 * totals, kBlock), kBlock);
 }
 
 // ---- FP32

@@ -40,8 +40,12 @@ std::size_t scratch_floats(const Layout& net, int batch) {
                    conv_scratch(batch, net.side1(), net.c1, net.c2)});
 }
 
-// The sizes, in floats and in order, of the arrays of Scratch (scale, weights, r1 … d_r1,
-// scratch, grads, loss).
+// Each array starts on a 128-byte boundary (its slot rounded up to 32 floats): the libraries'
+// kernels (cuDNN's) load vectors and fail on an array that is only a float's width aligned.
+constexpr std::size_t kSlotFloats = 32;
+
+// The sizes, in floats and in order, of the slots of the arrays of Scratch (scale, weights, r1 …
+// d_r1, scratch, grads, loss).
 std::size_t float_sizes(const Layout& net, int batch, std::size_t* sizes) {
   const std::size_t b = static_cast<std::size_t>(batch);
   const std::size_t conv1 = b * net.c1 * net.side * net.side, pool1 = b * net.c1 * net.side1() * net.side1();
@@ -53,11 +57,22 @@ std::size_t float_sizes(const Layout& net, int batch, std::size_t* sizes) {
                                           params, 1};
   std::size_t total = 0;
   for (std::size_t i = 0; i < kFloatArrays; ++i) {
-    if (sizes != nullptr) sizes[i] = list[i];
-    total += list[i];
+    const std::size_t slot = (list[i] + kSlotFloats - 1) / kSlotFloats * kSlotFloats;
+    if (sizes != nullptr) sizes[i] = slot;
+    total += slot;
   }
   return total;
 }
+
+// Where array `index` of Scratch starts in the floats.
+std::size_t float_offset(const Layout& net, int batch, std::size_t index) {
+  std::size_t sizes[kFloatArrays];
+  float_sizes(net, batch, sizes);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < index; ++i) at += sizes[i];
+  return at;
+}
+constexpr std::size_t kP1 = 3, kP2 = 5, kGrads = 15, kLoss = 16;  // indices in Scratch's order
 
 constexpr std::size_t kScalerInts = 2;
 
@@ -101,23 +116,75 @@ void check_inputs(const Layout& net, std::span<const float> params, std::span<co
   }
 }
 
+// Whose layers the step runs: ours (a thread per output on the CUDA cores, or, FP16 only, the
+// convolutions as implicit GEMMs on the tensor cores), or, FP32 only, NVIDIA's libraries' (cuDNN's
+// convolutions, cuBLAS's GEMMs) for comparison. Pools, loss and Adam are ours in every step.
+enum class Layers { ours, tensor_cores, libraries };
+
+template <Layers kLayers, typename In, typename T>
+void convolution(const In* x, const T* w, const T* b, T* y, int batch, int channels, int filters, int side,
+                 void* stream) {
+  if constexpr (kLayers == Layers::tensor_cores) {
+    conv3x3_relu_tensor_cores(x, w, b, y, batch, channels, filters, side, stream);
+  } else if constexpr (kLayers == Layers::libraries) {
+    conv3x3_relu_cudnn(x, w, b, y, batch, channels, filters, side, stream);
+  } else {
+    conv3x3_relu(x, w, b, y, batch, channels, filters, side, stream);
+  }
+}
+
+template <Layers kLayers, typename In, typename T>
+void convolution_backward(const In* x, const T* w, const T* dz, float* dw, float* db, T* dx, float* scratch, int batch,
+                          int channels, int filters, int side, void* stream) {
+  if constexpr (kLayers == Layers::tensor_cores) {
+    conv3x3_backward_tensor_cores(x, w, dz, dw, db, dx, scratch, batch, channels, filters, side, stream);
+  } else if constexpr (kLayers == Layers::libraries) {
+    conv3x3_backward_cudnn(x, w, dz, dw, db, dx, batch, channels, filters, side, stream);
+  } else {
+    conv3x3_backward(x, w, dz, dw, db, dx, scratch, batch, channels, filters, side, stream);
+  }
+}
+
+template <Layers kLayers, typename T>
+void dense(const T* x, const T* w, const T* b, T* y, float* scratch, int batch, int in, int out, bool relu,
+           void* stream) {
+  if constexpr (kLayers == Layers::libraries) {
+    linear_cublas(x, w, b, y, scratch, batch, in, out, relu, stream);
+  } else {
+    linear(x, w, b, y, scratch, batch, in, out, relu, stream);
+  }
+}
+
+template <Layers kLayers, typename T>
+void dense_backward(const T* x, const T* w, const T* dy, float* dw, float* db, T* dx, const T* mask, int batch, int in,
+                    int out, void* stream) {
+  if constexpr (kLayers == Layers::libraries) {
+    linear_backward_cublas(x, w, dy, dw, db, dx, mask, batch, in, out, stream);
+  } else {
+    linear_backward(x, w, dy, dw, db, dx, mask, batch, in, out, stream);
+  }
+}
+
 // p: the parameters as the layers read them (the FP32 ones, or their FP16 copy).
-template <typename T>
+template <typename T, Layers kLayers = Layers::ours>
 void forward_pass(const Layout& net, const T* p, const float* x, int batch, const Scratch<T>& s, void* stream) {
   using L = Layout;
-  conv3x3_relu(x, p + net.offset(L::w1), p + net.offset(L::b1), s.r1, batch, net.channels, net.c1, net.side, stream);
+  convolution<kLayers>(x, p + net.offset(L::w1), p + net.offset(L::b1), s.r1, batch, net.channels, net.c1, net.side,
+                       stream);
   max_pool2(s.r1, s.p1, s.at1, batch * net.c1, net.side, stream);
-  conv3x3_relu(s.p1, p + net.offset(L::w2), p + net.offset(L::b2), s.r2, batch, net.c1, net.c2, net.side1(), stream);
+  convolution<kLayers>(s.p1, p + net.offset(L::w2), p + net.offset(L::b2), s.r2, batch, net.c1, net.c2, net.side1(),
+                       stream);
   max_pool2(s.r2, s.p2, s.at2, batch * net.c2, net.side1(), stream);
-  linear(s.p2, p + net.offset(L::w3), p + net.offset(L::b3), s.h, s.scratch, batch, net.features(), net.hidden, true,
-         stream);
-  linear(s.h, p + net.offset(L::w4), p + net.offset(L::b4), s.out, s.scratch, batch, net.hidden, net.classes, false,
-         stream);
+  dense<kLayers>(s.p2, p + net.offset(L::w3), p + net.offset(L::b3), s.h, s.scratch, batch, net.features(), net.hidden,
+                 true, stream);
+  dense<kLayers>(s.h, p + net.offset(L::w4), p + net.offset(L::b4), s.out, s.scratch, batch, net.hidden, net.classes,
+                 false, stream);
 }
 
 // [snippet:cnn_layered_step]
-// The step in FP32 (T = float) or in mixed precision (T = std::uint16_t, FP16 bit patterns).
-template <typename T>
+// The step in FP32 (T = float) or in mixed precision (T = std::uint16_t, FP16 bit patterns), with
+// our layers or (Layers) the libraries'.
+template <typename T, Layers kLayers = Layers::ours>
 void step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v, std::span<const float> x,
           std::span<const int> labels, int batch, int t, const Adam& adam, std::span<float> floats, std::span<int> ints,
           void* stream) {
@@ -149,19 +216,19 @@ void step(const Layout& net, std::span<float> params, std::span<float> m, std::s
     GPULAB_CUDA_CHECK(cudaMemsetAsync(g, 0, net.parameters() * sizeof(float), static_cast<cudaStream_t>(stream)));
     return;
   }
-  forward_pass(net, p, x.data(), batch, s, stream);
+  forward_pass<T, kLayers>(net, p, x.data(), batch, s, stream);
   softmax_cross_entropy(s.out, labels.data(), s.d_out, s.loss, scale, batch, net.classes, stream);
   // Backward, from the loss to the first layer; each ReLU's mask is its own output.
-  linear_backward(s.h, p + net.offset(L::w4), s.d_out, g + net.offset(L::w4), g + net.offset(L::b4), s.d_h, s.h, batch,
-                  net.hidden, net.classes, stream);
-  linear_backward(s.p2, p + net.offset(L::w3), s.d_h, g + net.offset(L::w3), g + net.offset(L::b3), s.d_p2,
-                  static_cast<const T*>(nullptr), batch, net.features(), net.hidden, stream);
+  dense_backward<kLayers>(s.h, p + net.offset(L::w4), s.d_out, g + net.offset(L::w4), g + net.offset(L::b4), s.d_h, s.h,
+                          batch, net.hidden, net.classes, stream);
+  dense_backward<kLayers>(s.p2, p + net.offset(L::w3), s.d_h, g + net.offset(L::w3), g + net.offset(L::b3), s.d_p2,
+                          static_cast<const T*>(nullptr), batch, net.features(), net.hidden, stream);
   max_pool2_relu_backward(s.d_p2, s.at2, s.p2, s.d_r2, batch * net.c2, net.side1(), stream);
-  conv3x3_backward(s.p1, p + net.offset(L::w2), s.d_r2, g + net.offset(L::w2), g + net.offset(L::b2), s.d_p1, s.scratch,
-                   batch, net.c1, net.c2, net.side1(), stream);
+  convolution_backward<kLayers>(s.p1, p + net.offset(L::w2), s.d_r2, g + net.offset(L::w2), g + net.offset(L::b2),
+                                s.d_p1, s.scratch, batch, net.c1, net.c2, net.side1(), stream);
   max_pool2_relu_backward(s.d_p1, s.at1, s.p1, s.d_r1, batch * net.c1, net.side, stream);
-  conv3x3_backward(x.data(), p + net.offset(L::w1), s.d_r1, g + net.offset(L::w1), g + net.offset(L::b1),
-                   static_cast<T*>(nullptr), s.scratch, batch, net.channels, net.c1, net.side, stream);
+  convolution_backward<kLayers>(x.data(), p + net.offset(L::w1), s.d_r1, g + net.offset(L::w1), g + net.offset(L::b1),
+                                static_cast<T*>(nullptr), s.scratch, batch, net.channels, net.c1, net.side, stream);
   // Mixed: the gradients back to their true size; Adam skips the step if one overflowed.
   if constexpr (mixed) unscale_gradients(g, params.size(), s.scale, s.scaler, stream);
   // Adam, its bias corrections computed once here in double.
@@ -201,13 +268,27 @@ void mixed_step(const Layout& net, std::span<float> params, std::span<float> m, 
   step<std::uint16_t>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
 }
 
-std::size_t loss_at(const Layout& net, int batch) { return step_floats(net, batch) - 1; }
+void tensor_core_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                      std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                      std::span<float> floats, std::span<int> ints, void* stream) {
+  step<std::uint16_t, Layers::tensor_cores>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
+}
+
+void library_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                  std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                  std::span<float> floats, std::span<int> ints, void* stream) {
+  step<float, Layers::libraries>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
+}
+
+std::size_t loss_at(const Layout& net, int batch) { return float_offset(net, batch, kLoss); }
 std::size_t scale_at() { return 0; }
 std::size_t scaler_state_at() { return 0; }
 std::size_t argmax_at() { return kScalerInts; }
+std::size_t pooled1_at(const Layout& net, int batch) { return float_offset(net, batch, kP1); }
+std::size_t pooled2_at(const Layout& net, int batch) { return float_offset(net, batch, kP2); }
 
 std::span<const float> step_gradients(const Layout& net, int batch, std::span<const float> floats) {
-  return floats.subspan(loss_at(net, batch) - net.parameters(), net.parameters());
+  return floats.subspan(float_offset(net, batch, kGrads), net.parameters());
 }
 
 std::span<const float> step_loss(const Layout& net, int batch, std::span<const float> floats) {

@@ -9,26 +9,12 @@
 #include <string>
 
 #include "common/cuda_error.hpp"
+#include "common/cudnn_handle.hpp"
 #include "common/gpu_memory.hpp"
 
 namespace gpulab::conv {
 
 namespace {
-
-void check(cudnnStatus_t status, const char* call, int line) {
-  if (status == CUDNN_STATUS_SUCCESS) return;
-  throw_library_error(static_cast<int>(status), cudnnGetErrorString(status), call, __FILE__, line);
-}
-#define GPULAB_CUDNN_CHECK(call) check((call), #call, __LINE__)
-
-cudnnHandle_t handle() {
-  thread_local cudnnHandle_t h = [] {
-    cudnnHandle_t created = nullptr;
-    GPULAB_CUDNN_CHECK(cudnnCreate(&created));
-    return created;
-  }();
-  return h;
-}
 
 const char* algorithm_name(cudnnConvolutionFwdAlgo_t algo) {
   switch (algo) {
@@ -96,8 +82,8 @@ struct CudnnPlan {
     // way to ask for "the fastest convolution for this shape".)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    GPULAB_CUDNN_CHECK(
-        cudnnFindConvolutionForwardAlgorithm(handle(), x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
+    GPULAB_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(cudnn_handle(), x, w, conv, y,
+                                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
 #pragma GCC diagnostic pop
     const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
     for (int i = 0; i < found && best == nullptr; ++i) {  // sorted fastest first
@@ -129,8 +115,9 @@ void cudnn(std::span<const float> x, std::span<const float> w, std::span<float> 
   if (y.empty()) return;  // cuDNN's descriptors take no empty dimension
   const CudnnPlan& plan = plan_for<CudnnPlan>(shape);
   const float one = 1.0f, zero = 0.0f;
-  GPULAB_CUDNN_CHECK(cudnnConvolutionForward(handle(), &one, plan.x, x.data(), plan.w, w.data(), plan.conv, plan.algo,
-                                             plan.workspace->data(), plan.workspace->size(), &zero, plan.y, y.data()));
+  GPULAB_CUDNN_CHECK(cudnnConvolutionForward(cudnn_handle(), &one, plan.x, x.data(), plan.w, w.data(), plan.conv,
+                                             plan.algo, plan.workspace->data(), plan.workspace->size(), &zero, plan.y,
+                                             y.data()));
 }
 
 std::string cudnn_algorithm(const Shape& shape) {

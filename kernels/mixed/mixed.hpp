@@ -22,6 +22,8 @@ double unit_roundoff(Storage s);
 
 // The bit pattern of the 16-bit value nearest to x, as the GPU stores it.
 std::uint16_t fp16_bits(float x);
+// The value of FP16 bit patterns (fp16_bits' inverse): what a GPU's FP16 array holds, on the CPU.
+float fp16_value(std::uint16_t bits);
 std::uint16_t bf16_bits(float x);
 
 }  // namespace gpulab::mixed

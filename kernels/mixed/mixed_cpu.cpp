@@ -47,6 +47,14 @@ std::uint16_t fp16_bits(float x) {
   return static_cast<std::uint16_t>(sign | static_cast<unsigned>(e + 14) << 10 | fraction);
 }
 
+float fp16_value(std::uint16_t bits) {
+  const float sign = (bits & 0x8000u) != 0 ? -1.0f : 1.0f;
+  const int exponent = bits >> 10 & 0x1F, fraction = bits & 0x3FF;
+  if (exponent == 0x1F) return fraction != 0 ? std::numeric_limits<float>::quiet_NaN() : sign * INFINITY;
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(fraction), -24);  // subnormal, or zero
+  return sign * std::ldexp(static_cast<float>(1024 + fraction), exponent - 25);
+}
+
 std::uint16_t bf16_bits(float x) {
   // BF16 is the top half of a float: round the float's bits there, ties to even (NaN stays NaN).
   if (std::isnan(x)) return 0x7FC0u;

@@ -78,20 +78,24 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   return cnn::make_step_instance(layout_of(p), batch_of(p), seed);
 }
 
-// A step on every device backend this build has: layered_step, or mixed_step.
+// A step layer by layer on every device backend this build has (layered_step, mixed_step), or
+// where it `needs` what only a GPU has, on the GPU alone.
 std::vector<std::pair<Backend, RunFactory>> step_backends(const char* name, cnn::StepFunction function,
-                                                          const cnn::StepBounds& bounds) {
-  return on_devices([=]<typename Target>() {
+                                                          const cnn::StepBounds& bounds, const char* needs = nullptr) {
+  const auto make = [=]<typename Target>() {
     return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
       const cnn::DeviceStep step = [function](auto&&... args) { function(args..., nullptr); };
       return std::make_unique<cnn::DeviceStepRun<Target>>(in, name, step, bounds);
     });
-  });
+  };
+  return needs != nullptr ? gpu_only(make, needs) : on_devices(make);
 }
 
 // The step as a CUDA graph, on the GPU: each run captures its own (its buffers are its own).
+// `needs`: what the emulator lacks for it.
 std::vector<std::pair<Backend, RunFactory>> graph_backends(const char* name, cnn::StepFunction function,
-                                                           const cnn::StepBounds& bounds) {
+                                                           const cnn::StepBounds& bounds,
+                                                           const char* needs = "CUDA graphs") {
   return gpu_only(
       [=]<typename Target>() {
         return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
@@ -100,7 +104,7 @@ std::vector<std::pair<Backend, RunFactory>> graph_backends(const char* name, cnn
           return std::make_unique<cnn::DeviceStepRun<Target>>(in, name, step, bounds);
         });
       },
-      "CUDA graphs");
+      needs);
 }
 
 Lesson make_lesson() {
@@ -110,7 +114,8 @@ Lesson make_lesson() {
   l.title = "The capstone: a CNN";
   l.summary =
       "The seed's small CNN trained end to end — convolutions, pooling, linear layers, softmax cross-entropy and "
-      "Adam, forward and backward — on the CPU and layer by layer on the GPU, in FP32 and in mixed precision";
+      "Adam, forward and backward — on the CPU and layer by layer on the GPU, in FP32 and in mixed precision, on the "
+      "CUDA cores and the tensor cores";
   l.text_file = "docs/lessons/16-cnn.md";
   l.sources = {"kernels/cnn/cnn_layers.cu", "kernels/cnn", "kernels/common/stored.cuh", "kernels/mlp/mlp_layered.cu",
                "lessons/16_cnn"};
@@ -145,8 +150,19 @@ Lesson make_lesson() {
        step_backends("mixed", cnn::mixed_step, cnn::kMixedBounds)},
       {"mixed_graph", "mixed, captured in a CUDA graph",
        graph_backends("mixed_graph", cnn::mixed_step, cnn::kMixedBounds)},
+      {"cudnn",
+       "layered with NVIDIA's libraries' layers in place of ours: cuDNN's convolutions (forward, bias, ReLU and "
+       "the three gradients) and cuBLAS's SGEMM for the linear layers, FP32 throughout; our pools, loss and Adam",
+       step_backends("cudnn", cnn::library_step, cnn::kFp32Bounds, "cuDNN and cuBLAS")},
+      {"tensor_cores",
+       "mixed_graph with its convolutions on the tensor cores: each an implicit GEMM, the im2col matrix gathered "
+       "piece by piece into shared memory, 16 × 16 × 16 FP16 products summed in FP32 (WMMA)",
+       graph_backends("tensor_cores", cnn::tensor_core_step, cnn::kMixedBounds, "the tensor cores")},
   };
-  for (Variant& v : l.variants) v.fixed_block = true;
+  for (Variant& v : l.variants) {
+    v.fixed_block = true;
+    v.tensor_cores = v.name == "tensor_cores";  // no "% of the FP32 peak" for it
+  }
   skip_in_every_variant(l, emulated_past(8));  // a step of 8 images is ~10^8 emulated thread-steps
   l.train = cnn::training_report;
   l.image_training = cnn::live_training;

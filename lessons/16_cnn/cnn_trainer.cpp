@@ -73,12 +73,13 @@ struct DeviceState {
 };
 
 template <typename Target>
-Trainer device_trainer(const Layout& net, const std::vector<float>& initial, bool mixed) {
+Trainer device_trainer(const Layout& net, const std::vector<float>& initial, const TrainingStep& training) {
   auto s = std::make_shared<DeviceState<Target>>(net, initial.size());
   s->params.copy_from(initial);
   s->m.fill_bytes(0);
   s->v.fill_bytes(0);
-  const auto step = mixed ? mixed_step : layered_step;
+  const StepFunction step = training.function;
+  const bool mixed = training.loss_scaled;
   return {[s, step, mixed](std::span<const float> x, std::span<const int> labels, int t) {
             UseDevice use(Target::backend);
             const int batch = static_cast<int>(labels.size());
@@ -122,9 +123,9 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, boo
 
 }  // namespace
 
-Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend, bool mixed) {
+Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend, const TrainingStep& step) {
   if (backend == Backend::cpu) return cpu_trainer(net, std::move(initial));
-  return with_target(backend, [&]<typename Target>() { return device_trainer<Target>(net, initial, mixed); });
+  return with_target(backend, [&]<typename Target>() { return device_trainer<Target>(net, initial, step); });
 }
 
 }  // namespace gpulab::cnn

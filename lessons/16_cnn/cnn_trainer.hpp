@@ -1,6 +1,7 @@
 #pragma once
-// Training the CNN on one backend, a batch at a time: the CPU's float step, or the layered step
-// (FP32 or mixed) on the GPU or the emulator with the parameters, moments and workspace kept on the device. Used by
+// Training the CNN on one backend, a batch at a time: the CPU's float step, or a device's step
+// (FP32 or mixed, ours or the libraries') on the GPU or the emulator with the parameters, moments and workspace kept on
+// the device. Used by
 // --train and by the app's live view.
 #include <functional>
 #include <span>
@@ -8,6 +9,7 @@
 
 #include "cnn/cnn.hpp"
 #include "cnn/cnn_data.hpp"
+#include "cnn/cnn_gpu.hpp"
 #include "common/backend.hpp"
 
 namespace gpulab::cnn {
@@ -25,8 +27,21 @@ struct Trainer {
   std::function<int()> skipped_steps = [] { return 0; };
 };
 
-// mixed: the device trains with mixed_step (FP16 activations, the loss scaled) instead of layered_step.
-Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend, bool mixed = false);
+// A device's step to train with: its name (a variant of the lesson), its function, and whether it
+// scales its loss (and so may skip a step).
+struct TrainingStep {
+  const char* name;
+  StepFunction function;
+  bool loss_scaled;
+};
+inline constexpr TrainingStep kTrainingSteps[] = {{"layered", layered_step, false},
+                                                  {"mixed", mixed_step, true},
+                                                  {"tensor_cores", tensor_core_step, true},
+                                                  {"cudnn", library_step, false}};
+
+// On a device, training with `step` (layered_step unless given); on the CPU, with its float step.
+Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend,
+                     const TrainingStep& step = kTrainingSteps[0]);
 
 // Images first .. first + count of a set, and their labels.
 std::span<const float> images_of(const Images& set, int first, int count);

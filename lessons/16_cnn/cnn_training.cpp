@@ -36,21 +36,29 @@ Images training_images(const TrainingSetup& setup, bool test) {
 }
 
 std::string training_report(const std::string& dataset, const std::string& variant, Backend backend, int epochs) {
-  const bool mixed = variant == "mixed";
-  const std::string expected = backend == Backend::cpu ? "cpu" : mixed ? "mixed" : "layered";
-  if (!variant.empty() && variant != expected) {
-    throw std::invalid_argument(backend == Backend::cpu ? "lesson 16 trains with 'cpu' on this backend"
-                                                        : "lesson 16 trains with 'layered' or 'mixed' on this backend");
+  const TrainingStep* step = &kTrainingSteps[0];
+  if (backend == Backend::cpu) {
+    if (!variant.empty() && variant != "cpu")
+      throw std::invalid_argument("lesson 16 trains with 'cpu' on this backend");
+  } else if (!variant.empty()) {
+    const auto named = std::find_if(std::begin(kTrainingSteps), std::end(kTrainingSteps),
+                                    [&](const TrainingStep& s) { return variant == s.name; });
+    if (named == std::end(kTrainingSteps)) {
+      throw std::invalid_argument(
+          "lesson 16 trains with 'layered', 'mixed', 'tensor_cores' (GPU) or 'cudnn' (GPU) on this backend");
+    }
+    step = &*named;
   }
+  const bool mixed = step->loss_scaled && backend != Backend::cpu;
   const TrainingSetup setup = training_setup(dataset, backend, epochs);
   const Images train = training_images(setup, false), test = training_images(setup, true);
-  Trainer trainer = make_trainer(setup.net, initial_parameters(setup.net, 3), backend, mixed);
+  Trainer trainer = make_trainer(setup.net, initial_parameters(setup.net, 3), backend, *step);
   std::string out = fmt::format(
       "Lesson 16: the CNN {} on {} ({} training images, {} test), batches of {}, Adam (rate 1e-3), {} steps, on "
       "{}{}\n\n"
       "{:>6} {:>10} {:>10}\n",
       to_string(setup.net), dataset, train.count, test.count, kTrainingBatch, setup.steps, to_string(backend),
-      mixed ? " in mixed precision" : "", "step", "loss", "ms");
+      backend == Backend::cpu ? "" : fmt::format(" ({})", step->name), "step", "loss", "ms");
   const auto start = std::chrono::steady_clock::now();
   const int every = std::max(1, setup.steps / 10);
   for (int t = 1; t <= setup.steps; ++t) {
