@@ -31,7 +31,27 @@ struct Scratch {
   int *scaler, *at1, *at2;
 };
 
-constexpr std::size_t kFloatArrays = 17;
+// The float arrays of Scratch, in their order in the workspace.
+enum Slot : std::size_t {
+  kScale,
+  kWeights,
+  kR1,
+  kP1,
+  kR2,
+  kP2,
+  kH,
+  kOut,
+  kDOut,
+  kDH,
+  kDP2,
+  kDR2,
+  kDP1,
+  kDR1,
+  kScratch,
+  kGrads,
+  kLoss,
+  kFloatArrays
+};
 
 // The GEMMs' partial products and the weight gradients' shares: the most any layer needs.
 std::size_t scratch_floats(const Layout& net, int batch) {
@@ -44,35 +64,29 @@ std::size_t scratch_floats(const Layout& net, int batch) {
 // kernels (cuDNN's) load vectors and fail on an array that is only a float's width aligned.
 constexpr std::size_t kSlotFloats = 32;
 
-// The sizes, in floats and in order, of the slots of the arrays of Scratch (scale, weights, r1 …
-// d_r1, scratch, grads, loss).
-std::size_t float_sizes(const Layout& net, int batch, std::size_t* sizes) {
+// Where each array of Scratch starts in the floats (by Slot), and the floats they take in all.
+std::size_t float_offsets(const Layout& net, int batch, std::size_t* offsets) {
   const std::size_t b = static_cast<std::size_t>(batch);
   const std::size_t conv1 = b * net.c1 * net.side * net.side, pool1 = b * net.c1 * net.side1() * net.side1();
   const std::size_t conv2 = b * net.c2 * net.side1() * net.side1(), pool2 = b * net.features();
   const std::size_t hidden = b * net.hidden, out = b * net.classes, params = net.parameters();
-  const std::size_t list[kFloatArrays] = {1,      params, conv1, pool1, conv2,
-                                          pool2,  hidden, out,   out,   hidden,
-                                          pool2,  conv2,  pool1, conv1, scratch_floats(net, batch),
-                                          params, 1};
+  const std::size_t sizes[kFloatArrays] = {1,      params, conv1, pool1, conv2,
+                                           pool2,  hidden, out,   out,   hidden,
+                                           pool2,  conv2,  pool1, conv1, scratch_floats(net, batch),
+                                           params, 1};
   std::size_t total = 0;
   for (std::size_t i = 0; i < kFloatArrays; ++i) {
-    const std::size_t slot = (list[i] + kSlotFloats - 1) / kSlotFloats * kSlotFloats;
-    if (sizes != nullptr) sizes[i] = slot;
-    total += slot;
+    if (offsets != nullptr) offsets[i] = total;
+    total += (sizes[i] + kSlotFloats - 1) / kSlotFloats * kSlotFloats;
   }
   return total;
 }
 
-// Where array `index` of Scratch starts in the floats.
-std::size_t float_offset(const Layout& net, int batch, std::size_t index) {
-  std::size_t sizes[kFloatArrays];
-  float_sizes(net, batch, sizes);
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < index; ++i) at += sizes[i];
-  return at;
+std::size_t float_offset(const Layout& net, int batch, Slot slot) {
+  std::size_t offsets[kFloatArrays];
+  float_offsets(net, batch, offsets);
+  return offsets[slot];
 }
-constexpr std::size_t kP1 = 3, kP2 = 5, kGrads = 15, kLoss = 16;  // indices in Scratch's order
 
 constexpr std::size_t kScalerInts = 2;
 
@@ -84,25 +98,28 @@ Scratch<T> scratch_of(const Layout& net, int batch, std::span<float> floats, std
                                 std::to_string(step_floats(net, batch)) + " floats and " +
                                 std::to_string(step_ints(net, batch)) + " ints of workspace");
   }
-  std::size_t sizes[kFloatArrays];
-  float_sizes(net, batch, sizes);
-  float* at = floats.data();
-  std::size_t i = 0;
-  const auto next = [&] {
-    float* here = at;
-    at += sizes[i++];
-    return here;
-  };
-  const auto next_stored = [&] { return reinterpret_cast<T*>(next()); };  // FP16: the first half of its slot
+  std::size_t offsets[kFloatArrays];
+  float_offsets(net, batch, offsets);
+  const auto at = [&](Slot slot) { return floats.data() + offsets[slot]; };
+  const auto stored = [&](Slot slot) { return reinterpret_cast<T*>(at(slot)); };  // FP16: the first half of its slot
   Scratch<T> s{};
-  s.scale = next();
-  s.weights = next_stored();
-  for (T** field : {&s.r1, &s.p1, &s.r2, &s.p2, &s.h, &s.out, &s.d_out, &s.d_h, &s.d_p2, &s.d_r2, &s.d_p1, &s.d_r1}) {
-    *field = next_stored();
-  }
-  s.scratch = next();
-  s.grads = next();
-  s.loss = next();
+  s.scale = at(kScale);
+  s.weights = stored(kWeights);
+  s.r1 = stored(kR1);
+  s.p1 = stored(kP1);
+  s.r2 = stored(kR2);
+  s.p2 = stored(kP2);
+  s.h = stored(kH);
+  s.out = stored(kOut);
+  s.d_out = stored(kDOut);
+  s.d_h = stored(kDH);
+  s.d_p2 = stored(kDP2);
+  s.d_r2 = stored(kDR2);
+  s.d_p1 = stored(kDP1);
+  s.d_r1 = stored(kDR1);
+  s.scratch = at(kScratch);
+  s.grads = at(kGrads);
+  s.loss = at(kLoss);
   s.scaler = ints.data();
   s.at1 = ints.data() + kScalerInts;
   s.at2 = s.at1 + static_cast<std::size_t>(batch) * net.c1 * net.side1() * net.side1();
@@ -241,7 +258,7 @@ void step(const Layout& net, std::span<float> params, std::span<float> m, std::s
 
 }  // namespace
 
-std::size_t step_floats(const Layout& net, int batch) { return float_sizes(net, batch, nullptr); }
+std::size_t step_floats(const Layout& net, int batch) { return float_offsets(net, batch, nullptr); }
 
 std::size_t step_ints(const Layout& net, int batch) {
   return kScalerInts + static_cast<std::size_t>(batch) * (static_cast<std::size_t>(net.c1) * net.side1() * net.side1() +

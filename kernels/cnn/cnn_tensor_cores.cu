@@ -79,13 +79,13 @@ __device__ void store_tile(Tiles& t, const Accumulator& acc) {
   __syncthreads();
 }
 
-// The input of a 3 × 3 convolution (padding 1) that tap `tap` of output pixel p of image n reads
-// in plane `plane_index` (n's channel, or filter), 0 outside the image.
+// The im2col matrix's element: the input that tap `tap` (0 … 8) of output pixel (i, j) reads in
+// plane `c` of `image` (a 3 × 3 window, padding 1), 0 outside the image — where `taken`, else 0.
 template <typename In>
-__device__ float tapped(const In* src, int n, int planes, int plane_index, int side, int p, int tap) {
-  const int row = p / side + tap / 3 - 1, col = p % side + tap % 3 - 1;
-  if (row < 0 || row >= side || col < 0 || col >= side) return 0.0f;
-  return as_float(src[(std::size_t(n) * planes + plane_index) * side * side + row * side + col]);
+__device__ float tapped(bool taken, const In* image, int c, int side, int i, int j, int tap) {
+  const int row = i + tap / 3 - 1, col = j + tap % 3 - 1;
+  taken = taken && row >= 0 && row < side && col >= 0 && col < side;
+  return taken ? as_float(image[(std::size_t(c) * side + row) * side + col]) : 0.0f;
 }
 
 // [snippet:cnn_implicit_gemm]
@@ -125,10 +125,8 @@ __global__ void __launch_bounds__(kThreads)
     }
 #pragma unroll
     for (int it = 0; it < kDepthPerThread; ++it) {
-      const int row_kk = k0 + first_row + it * kRowSteps, row_tap = row_kk % 9;
-      const int row = i + row_tap / 3 - 1, col = j + row_tap % 3 - 1;
-      const bool taken = inside && row_kk < depth && row >= 0 && row < side && col >= 0 && col < side;
-      b[it] = __float2half_rn(taken ? as_float(image[std::size_t(row_kk / 9) * plane + row * side + col]) : 0.0f);
+      const int row_kk = k0 + first_row + it * kRowSteps;
+      b[it] = __float2half_rn(tapped(inside && row_kk < depth, image, row_kk / 9, side, i, j, row_kk % 9));
     }
   };
   Accumulator acc;
@@ -177,6 +175,7 @@ __global__ void __launch_bounds__(kThreads, 3)  // 3 blocks an SM: at most 85 re
     const long q = q0 + lane;  // this thread's position: column `lane` of dz's piece, row `lane` of X's
     const bool inside = q < last;
     const int n = inside ? int(q / plane) : 0, p = inside ? int(q % plane) : 0, i = p / side, j = p % side;
+    const In* image = x + std::size_t(n) * channels * plane;
 #pragma unroll
     for (int it = 0; it < kRowsPerThread; ++it) {
       const int k = m0 + warp + it * kWarps;
@@ -184,10 +183,9 @@ __global__ void __launch_bounds__(kThreads, 3)  // 3 blocks an SM: at most 85 re
     }
 #pragma unroll
     for (int it = 0; it < kColsPerThread; ++it) {
-      const int col = col0 + warp + it * kWarps, tap = col % 9, row = i + tap / 3 - 1, pixel = j + tap % 3 - 1;
-      const bool taken = inside && col < width && row >= 0 && row < side && pixel >= 0 && pixel < side;
-      b[it] = __float2half_rn(taken ? as_float(x[(std::size_t(n) * channels + col / 9) * plane + row * side + pixel])
-                                    : (inside && col == width ? 1.0f : 0.0f));
+      const int col = col0 + warp + it * kWarps;
+      const float bias_one = inside && col == width ? 1.0f : 0.0f;
+      b[it] = __float2half_rn(col < width ? tapped(inside, image, col / 9, side, i, j, col % 9) : bias_one);
     }
   };
   Accumulator acc;
