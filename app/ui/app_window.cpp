@@ -163,18 +163,29 @@ void AppWindow::select(const Lesson* lesson) {
   lesson_ = lesson;
   settings_.lesson = lesson->id;
   state();
-  for (auto& r : recorded_) {  // recorded files of this lesson are overlaid where there is no GPU
-    const bool mine = std::any_of(r.report.results.begin(), r.report.results.end(),
-                                  [&](const Result& x) { return x.lesson == lesson->id; });
-    // Sweeps only, where single-size files would crowd the legend with one-point lines; a lesson
-    // with a ladder chart shows those too (they are its bars).
+  // Recorded files of this lesson are overlaid where there is no GPU: sweeps (single-size files
+  // would crowd the legend with one-point lines), and for a lesson with a ladder chart every file
+  // of the GPU of its newest one — bars of several GPUs at one size would mix them in one ladder.
+  // The others stay in the list, to tick.
+  std::vector<std::size_t> candidates;
+  std::size_t newest = recorded_.size();
+  for (std::size_t i = 0; i < recorded_.size(); ++i) {
+    const Report& report = recorded_[i].report;
     std::set<std::int64_t> sizes;
-    for (const Result& x : r.report.results) {
+    for (const Result& x : report.results) {
       if (x.lesson == lesson->id) sizes.insert(x.problem.n);
     }
-    if (mine && (sizes.size() > 2 || !lesson->ladder_reference.empty()) && !r.shown && !gpu_usable_)
-      toggle_recorded(static_cast<std::size_t>(&r - recorded_.data()), true);
+    if (sizes.empty() || recorded_[i].shown || gpu_usable_) continue;
+    if (lesson->ladder_reference.empty() && sizes.size() <= 2) continue;
+    candidates.push_back(i);
+    if (newest == recorded_.size() || report.date > recorded_[newest].report.date) newest = i;
   }
+  std::vector<std::size_t> shown;
+  for (std::size_t i : candidates) {
+    if (lesson->ladder_reference.empty() || recorded_[i].report.device.name == recorded_[newest].report.device.name)
+      shown.push_back(i);
+  }
+  for (std::size_t i : shown) toggle_recorded(i, true);
 }
 
 void AppWindow::load_recorded() {

@@ -295,9 +295,15 @@ constexpr int kWarpThreads = 256, kWarpBK = 8, kPadA = 4;
 // - Double buffering: two copies of each shared tile. While the block computes on one, the next
 //   tile's global loads are already in flight (into registers), then stored to the other copy:
 //   one __syncthreads per step instead of two, and the loads' latency hides behind arithmetic.
-template <int BM, int BN, int WM, int WN>
-__global__ void __launch_bounds__(kWarpThreads) warp_tiled_kernel(const float* a, const float* b, float* c, int m,
-                                                                  int n, int k, bool vec_a, bool vec_b, bool vec_c) {
+// - Split-K (kSplitK), where C has too few tiles to fill the GPU: a grid of two layers
+//   (blockIdx.z) halves k, each layer summing its half of the products of every tile, and both
+//   add their sums into C (zeroed first) with atomicAdd. With two terms the result is the same
+//   whichever adds first (0 + x + y = 0 + y + x in floating point too): it does not change from
+//   run to run.
+template <int BM, int BN, int WM, int WN, bool kSplitK>
+__global__ void __launch_bounds__(kWarpThreads)
+    warp_tiled_kernel(const float* a, const float* b, float* c, int m, int n, int k, int k_slice, bool vec_a,
+                      bool vec_b, bool vec_c) {
   static_assert((BM / WM) * (BN / WN) * 32 == kWarpThreads, "the warps must cover the block's tile");
   constexpr int BK = kWarpBK;
   constexpr int TM = WM / 4, TN = WN / 8;              // this thread's elements of C
@@ -312,6 +318,8 @@ __global__ void __launch_bounds__(kWarpThreads) warp_tiled_kernel(const float* a
   const int warp_row = warp / (BN / WN) * WM;  // this warp's tile within the block's tile
   const int warp_col = warp % (BN / WN) * WN;
   const int ly = lane / 8, lx = lane % 8;
+  const int k_begin = kSplitK ? static_cast<int>(blockIdx.z) * k_slice : 0;
+  const int k_end = kSplitK ? min(k, k_begin + k_slice) : k;
 
   // Global -> registers for the step at k0; registers -> shared copy `buffer`. Element e of a tile
   // (e = t, t + 256, ...) is a float4: row e / (width / 4), columns from e % (width / 4) · 4.
@@ -319,11 +327,11 @@ __global__ void __launch_bounds__(kWarpThreads) warp_tiled_kernel(const float* a
   auto load_step = [&](int k0) {
     for (int l = 0; l < LA; ++l) {
       const int e = t + l * kWarpThreads, row = row0 + e / (BK / 4), col = k0 + e % (BK / 4) * 4;
-      next_a[l] = load4(a + row * k + col, valid4(row, m, col, k), vec_a);
+      next_a[l] = load4(a + row * k + col, valid4(row, m, col, k_end), vec_a);
     }
     for (int l = 0; l < LB; ++l) {
       const int e = t + l * kWarpThreads, row = k0 + e / (BN / 4), col = col0 + e % (BN / 4) * 4;
-      next_b[l] = load4(b + row * n + col, valid4(row, k, col, n), vec_b);
+      next_b[l] = load4(b + row * n + col, valid4(row, k_end, col, n), vec_b);
     }
   };
   auto store_step = [&](int buffer) {
@@ -341,13 +349,13 @@ __global__ void __launch_bounds__(kWarpThreads) warp_tiled_kernel(const float* a
   };
 
   float sum[TM][TN] = {};
-  load_step(0);
+  load_step(k_begin);
   store_step(0);
   __syncthreads();
-  const int steps = (k + BK - 1) / BK;
+  const int steps = (k_end - k_begin + BK - 1) / BK;
   for (int s = 0; s < steps; ++s) {
     const int buffer = s % 2;
-    if (s + 1 < steps) load_step((s + 1) * BK);  // in flight during the arithmetic below
+    if (s + 1 < steps) load_step(k_begin + (s + 1) * BK);  // in flight during the arithmetic below
 #pragma unroll
     for (int i = 0; i < BK; ++i) {
       warp_tile_products(&as[buffer][i][warp_row], &bs[buffer][i][warp_col], ly, lx, sum);  // warp_tile.cuh
@@ -361,7 +369,11 @@ __global__ void __launch_bounds__(kWarpThreads) warp_tiled_kernel(const float* a
     for (int h = 0; h < TN / 4; ++h) {
       const int col = col0 + warp_col + 32 * h + lx * 4;
       const float* v = sum[r] + 4 * h;
-      store4(c + row * n + col, make_float4(v[0], v[1], v[2], v[3]), valid4(row, m, col, n), vec_c);
+      if constexpr (kSplitK) {
+        for (int e = 0; e < min(4, valid4(row, m, col, n)); ++e) atomicAdd(c + row * n + col + e, v[e]);
+      } else {
+        store4(c + row * n + col, make_float4(v[0], v[1], v[2], v[3]), valid4(row, m, col, n), vec_c);
+      }
     }
   }
 }
@@ -465,20 +477,40 @@ bool large_warp_tiles(int m, int n) {
   return blocks >= device_attribute(cudaDevAttrMultiProcessorCount);
 }
 
+// Two layers of split-K where even the small tiles leave more than a third of the multiprocessors
+// idle (64 blocks on 132 at n = 1024: each multiprocessor holds one block of this kernel) and k is
+// long enough for both halves to have work.
+int warp_tiled_splits(int m, int n, int k) {
+  const long blocks = static_cast<long>(blocks_for(m, 128)) * blocks_for(n, 128);
+  return 3 * blocks < 2 * device_attribute(cudaDevAttrMultiProcessorCount) && k >= 256 ? 2 : 1;
+}
+
+template <int BM, int BN, int WM, int WN, bool kSplitK>
+void launch_warp_tiled(const float* a, const float* b, float* c, int m, int n, int k, int splits, bool va, bool vb,
+                       bool vc, const char* name) {
+  // The halves of k start on a multiple of the k-step, so float4 loads stay aligned.
+  const int k_slice = (k + splits * kWarpBK - 1) / (splits * kWarpBK) * kWarpBK;
+  if (splits > 1) {  // the layers add into C
+    GPULAB_CUDA_CHECK(cudaMemsetAsync(c, 0, static_cast<std::size_t>(m) * static_cast<std::size_t>(n) * sizeof(float)));
+  }
+  const dim3 grid(blocks_for(n, BN), blocks_for(m, BM), static_cast<unsigned>(splits));
+  warp_tiled_kernel<BM, BN, WM, WN, kSplitK><<<grid, dim3(kWarpThreads)>>>(a, b, c, m, n, k, k_slice, va, vb, vc);
+  check_launch(name, grid, dim3(kWarpThreads));
+}
+
 void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k) {
   check_shapes(a, b, c, m, n, k);
   if (done_without_products(c, k)) return;
   const bool va = vector_rows(a.data(), k), vb = vector_rows(b.data(), n), vc = vector_rows(c.data(), n);
   if (large_warp_tiles(m, n)) {
-    warp_tiled_kernel<128, 256, 64, 64><<<dim3(blocks_for(n, 256), blocks_for(m, 128)), dim3(kWarpThreads)>>>(
-        a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
-    check_launch("warp_tiled_kernel<128, 256, 64, 64>", dim3(blocks_for(n, 256), blocks_for(m, 128)),
-                 dim3(kWarpThreads));
+    launch_warp_tiled<128, 256, 64, 64, false>(a.data(), b.data(), c.data(), m, n, k, 1, va, vb, vc,
+                                               "warp_tiled_kernel<128, 256, 64, 64>");
+  } else if (warp_tiled_splits(m, n, k) == 1) {
+    launch_warp_tiled<128, 128, 32, 64, false>(a.data(), b.data(), c.data(), m, n, k, 1, va, vb, vc,
+                                               "warp_tiled_kernel<128, 128, 32, 64>");
   } else {
-    warp_tiled_kernel<128, 128, 32, 64><<<dim3(blocks_for(n, 128), blocks_for(m, 128)), dim3(kWarpThreads)>>>(
-        a.data(), b.data(), c.data(), m, n, k, va, vb, vc);
-    check_launch("warp_tiled_kernel<128, 128, 32, 64>", dim3(blocks_for(n, 128), blocks_for(m, 128)),
-                 dim3(kWarpThreads));
+    launch_warp_tiled<128, 128, 32, 64, true>(a.data(), b.data(), c.data(), m, n, k, 2, va, vb, vc,
+                                              "warp_tiled_kernel<128, 128, 32, 64, split-K>");
   }
 }
 
@@ -489,8 +521,8 @@ double register_1d_occupancy() { return occupancy(register_1d_kernel, k1dThreads
 double register_2d_occupancy() { return occupancy(register_2d_kernel, kThreads); }
 double vectorised_occupancy() { return occupancy(vectorised_kernel, kThreads); }
 double warp_tiled_occupancy(int m, int n) {
-  return large_warp_tiles(m, n) ? occupancy(warp_tiled_kernel<128, 256, 64, 64>, kWarpThreads)
-                                : occupancy(warp_tiled_kernel<128, 128, 32, 64>, kWarpThreads);
+  return large_warp_tiles(m, n) ? occupancy(warp_tiled_kernel<128, 256, 64, 64, false>, kWarpThreads)
+                                : occupancy(warp_tiled_kernel<128, 128, 32, 64, false>, kWarpThreads);
 }
 
 }  // namespace gpulab::matmul

@@ -14,6 +14,11 @@ void wmma_simple(Storage s, const std::uint16_t* a, const std::uint16_t* b, floa
 // asynchronous copies three tiles ahead: any m, n, k.
 void wmma_tiled(Storage s, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k);
 
+// The same tiles with the PTX beneath WMMA: swizzled shared memory filled by asynchronous copies
+// three k-steps of 64 deep, fragments loaded with ldmatrix, multiplied with mma.sync (compute
+// capability 8.0 or newer): any m, n, k.
+void mma_ldmatrix(Storage s, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k);
+
 // Whether this GPU's tensor cores take the format (BF16 needs compute capability 8.0).
 bool tensor_cores_take(Storage s);
 

@@ -14,6 +14,7 @@
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
 #include "matmul/matmul_cublas.hpp"
+#include "mixed/hopper_gpu.hpp"
 #include "mixed/mixed.hpp"
 #include "mixed/mixed_gpu.hpp"
 #include "mixed/mixed_training.hpp"
@@ -67,11 +68,15 @@ using GemmOn = std::function<void(const Element* a, const Element* b, float* c, 
 
 using Backends = std::vector<std::pair<Backend, RunFactory>>;
 
+// Why a variant cannot run on this GPU (empty: it can).
+using Missing = std::function<std::string()>;
+
 // The run of a GPU variant, for a target (gpu_only makes it for the GPU alone): the array run
 // with A and B stored as `Element`, checked with the bound of the format; a 16-bit format on
-// tensor cores that do not take it is skipped, saying so.
+// tensor cores that do not take it, or a kernel this GPU lacks what for (`missing`), is skipped,
+// saying so.
 template <typename Element>
-auto gpu_run(const std::string& name, Format format, GemmOn<Element> gemm) {
+auto gpu_run(const std::string& name, Format format, GemmOn<Element> gemm, Missing missing = {}) {
   return [=]<typename Target>() {
     const ArrayFunctionOf<Element> multiply = [gemm](const InputsOf<Element>& in, std::span<float> c, const Launch& l) {
       gemm(in[0].data(), in[1].data(), c.data(), dim(l, 0), dim(l, 1), dim(l, 2));
@@ -84,6 +89,9 @@ auto gpu_run(const std::string& name, Format format, GemmOn<Element> gemm) {
       if ((format == Format::fp16 || format == Format::bf16) && !mx::tensor_cores_take(s)) {
         throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
                             " (compute capability 8.0 or newer does)");
+      }
+      if (missing) {
+        if (const std::string why = missing(); !why.empty()) throw NotApplicable(why);
       }
       return std::make_unique<KernelArrayRun<Target, Element>>(in, name, check, options.block, multiply,
                                                                KernelHooks{[](int) { return 0; }}, store);
@@ -120,6 +128,20 @@ std::optional<std::string> multiples_of_16(const Problem& p) {
   if (product_dim(p, "m") % 16 == 0 && product_dim(p, "n") % 16 == 0 && product_dim(p, "k") % 16 == 0)
     return std::nullopt;
   return "wmma_simple loads whole 16 × 16 fragments: m, n and k must be multiples of 16 (wmma_tiled takes any)";
+}
+
+// The Hopper rungs' TMA loads read rows that start on 16-byte boundaries.
+std::optional<std::string> rows_of_16_bytes(const Problem& p) {
+  if (product_dim(p, "n") % 8 == 0 && product_dim(p, "k") % 8 == 0) return std::nullopt;
+  return "the TMA unit reads rows that start on 16-byte boundaries: n and k must be multiples of 8 (mma_ldmatrix "
+         "takes any size)";
+}
+
+// A Hopper rung: its run on a GPU that has what it needs, skipped elsewhere with the reason.
+Backends hopper(const std::string& name, mx::Storage s,
+                void (*gemm)(mx::Storage, const Bits*, const Bits*, float*, int, int, int)) {
+  const Format format = s == mx::Storage::fp16 ? Format::fp16 : Format::bf16;
+  return gpu_only(gpu_run<Bits>(name, format, ours(gemm, s), mx::hopper_missing), "a Hopper GPU (TMA, wgmma)");
 }
 
 Variant variant(std::string name, std::string description, Backends backends, bool half = false) {
@@ -222,6 +244,17 @@ Lesson make_lesson() {
           "wmma_bf16", "The same kernel with BF16 inputs",
           gpu_only(gpu_run<Bits>("wmma_bf16", Format::bf16, ours(mx::wmma_tiled, mx::Storage::bf16)), "tensor cores"),
           half),
+      variant("mma_ldmatrix",
+              "FP16 in, FP32 sums: the PTX under WMMA — ldmatrix from swizzled shared memory, mma.sync m16n8k16",
+              gpu_only(gpu_run<Bits>("mma_ldmatrix", Format::fp16, ours(mx::mma_ldmatrix, mx::Storage::fp16)),
+                       "tensor cores"),
+              half),
+      variant("tma_mma", "mma_ldmatrix with its k-steps loaded by Hopper's TMA unit into an mbarrier pipeline",
+              hopper("tma_mma", mx::Storage::fp16, mx::tma_mma), half),
+      variant("wgmma_fp16",
+              "Hopper's wgmma from shared memory, 128 × 256 tiles: a TMA producer warp group, two consumer groups",
+              hopper("wgmma_fp16", mx::Storage::fp16, mx::wgmma), half),
+      variant("wgmma_bf16", "wgmma_fp16 with BF16 inputs", hopper("wgmma_bf16", mx::Storage::bf16, mx::wgmma), half),
       variant("cublas_fp16", "cuBLAS with FP16 inputs and FP32 sums: the tensor cores' library speed",
               gpu_only(gpu_run<Bits>("cublas_fp16", Format::fp16, library<Bits>(matmul::TensorInputs::fp16)),
                        "cuBLAS and tensor cores"),
@@ -232,8 +265,10 @@ Lesson make_lesson() {
               half),
   };
   for (Variant& v : l.variants) {
-    v.tensor_cores = v.name.starts_with("wmma") || (v.name.starts_with("cublas_") && v.name != "cublas_fp32");
+    v.tensor_cores = v.name.starts_with("wmma") || v.name.starts_with("mma") || v.name.starts_with("tma") ||
+                     v.name.starts_with("wgmma") || (v.name.starts_with("cublas_") && v.name != "cublas_fp32");
     if (v.name == "wmma_simple") v.skips.push_back(unless_applies(multiples_of_16));
+    if (v.name == "tma_mma" || v.name.starts_with("wgmma")) v.skips.push_back(unless_applies(rows_of_16_bytes));
     if (v.name.starts_with("openblas")) v.skips.push_back(slow_past(8192));
     v.skips.push_back(emulated_past(512));
   }

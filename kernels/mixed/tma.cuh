@@ -1,0 +1,65 @@
+#pragma once
+// Hopper's tensor memory accelerator (TMA) and the shared-memory barriers that say when its copies
+// have landed, as lesson 09's Hopper rungs use them (hopper_gemm.cu). CUDA C++ has no names for
+// most of these yet; each wrapper is one PTX instruction.
+//
+// A TMA copy moves a whole box of a matrix (here 64 values × up to 128 rows) from global to shared
+// memory: one thread issues it with the box's coordinates, the unit computes every address, fills
+// what lies outside the matrix with zeros, swizzles the rows as the tensor map says, and reports
+// the bytes it wrote to an mbarrier. A thread that waits on the barrier wakes when the bytes it
+// was told to expect have all arrived.
+#include <cuda.h>  // CUtensorMap
+
+#include <cstdint>
+
+#include "mixed/mma_fragments.cuh"
+
+namespace gpulab::mixed {
+namespace {
+
+// [snippet:mbarrier]
+// An mbarrier (a 64-bit word in shared memory) completes a phase when `count` threads have
+// arrived and every byte announced with expect_bytes has landed; waiters name the phase's parity.
+__device__ __forceinline__ void mbarrier_init(std::uint64_t* barrier, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(count));
+}
+// Makes the initialised barriers visible to the TMA unit (another "proxy" of the memory).
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` more to come from TMA copies.
+__device__ __forceinline__ void mbarrier_expect_bytes(std::uint64_t* barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(barrier)) : "memory");
+}
+// Waits until the barrier's phase with this parity has completed.
+__device__ __forceinline__ void mbarrier_wait(std::uint64_t* barrier, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(shared_address(barrier)), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+// [/snippet]
+
+// [snippet:tma_load]
+// The box of `map` whose first element is at column x, row y, into shared memory at `to` (1024-byte
+// aligned for the 128-byte swizzle), its bytes reported to `barrier`. `map` must be a kernel
+// parameter marked __grid_constant__: the TMA unit reads the descriptor where it lies.
+__device__ __forceinline__ void tma_load(void* to, const CUtensorMap& map, int x, int y, std::uint64_t* barrier) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          shared_address(to)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(shared_address(barrier))
+      : "memory");
+}
+// [/snippet]
+
+}  // namespace
+}  // namespace gpulab::mixed
