@@ -180,12 +180,10 @@ void AppWindow::select(const Lesson* lesson) {
     candidates.push_back(i);
     if (newest == recorded_.size() || report.date > recorded_[newest].report.date) newest = i;
   }
-  std::vector<std::size_t> shown;
   for (std::size_t i : candidates) {
     if (lesson->ladder_reference.empty() || recorded_[i].report.device.name == recorded_[newest].report.device.name)
-      shown.push_back(i);
+      toggle_recorded(i, true);
   }
-  for (std::size_t i : shown) toggle_recorded(i, true);
 }
 
 void AppWindow::load_recorded() {

@@ -480,20 +480,21 @@ bool large_warp_tiles(int m, int n) {
 // Two layers of split-K where even the small tiles leave more than a third of the multiprocessors
 // idle (64 blocks on 132 at n = 1024: each multiprocessor holds one block of this kernel) and k is
 // long enough for both halves to have work.
-int warp_tiled_splits(int m, int n, int k) {
+bool split_k_pays(int m, int n, int k) {
   const long blocks = static_cast<long>(blocks_for(m, 128)) * blocks_for(n, 128);
-  return 3 * blocks < 2 * device_attribute(cudaDevAttrMultiProcessorCount) && k >= 256 ? 2 : 1;
+  return 3 * blocks < 2 * device_attribute(cudaDevAttrMultiProcessorCount) && k >= 256;
 }
 
 template <int BM, int BN, int WM, int WN, bool kSplitK>
-void launch_warp_tiled(const float* a, const float* b, float* c, int m, int n, int k, int splits, bool va, bool vb,
-                       bool vc, const char* name) {
+void launch_warp_tiled(const float* a, const float* b, float* c, int m, int n, int k, bool va, bool vb, bool vc,
+                       const char* name) {
+  constexpr int splits = kSplitK ? 2 : 1;
   // The halves of k start on a multiple of the k-step, so float4 loads stay aligned.
   const int k_slice = (k + splits * kWarpBK - 1) / (splits * kWarpBK) * kWarpBK;
-  if (splits > 1) {  // the layers add into C
+  if (kSplitK) {  // the layers add into C
     GPULAB_CUDA_CHECK(cudaMemsetAsync(c, 0, static_cast<std::size_t>(m) * static_cast<std::size_t>(n) * sizeof(float)));
   }
-  const dim3 grid(blocks_for(n, BN), blocks_for(m, BM), static_cast<unsigned>(splits));
+  const dim3 grid(blocks_for(n, BN), blocks_for(m, BM), splits);
   warp_tiled_kernel<BM, BN, WM, WN, kSplitK><<<grid, dim3(kWarpThreads)>>>(a, b, c, m, n, k, k_slice, va, vb, vc);
   check_launch(name, grid, dim3(kWarpThreads));
 }
@@ -503,14 +504,14 @@ void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<fl
   if (done_without_products(c, k)) return;
   const bool va = vector_rows(a.data(), k), vb = vector_rows(b.data(), n), vc = vector_rows(c.data(), n);
   if (large_warp_tiles(m, n)) {
-    launch_warp_tiled<128, 256, 64, 64, false>(a.data(), b.data(), c.data(), m, n, k, 1, va, vb, vc,
+    launch_warp_tiled<128, 256, 64, 64, false>(a.data(), b.data(), c.data(), m, n, k, va, vb, vc,
                                                "warp_tiled_kernel<128, 256, 64, 64>");
-  } else if (warp_tiled_splits(m, n, k) == 1) {
-    launch_warp_tiled<128, 128, 32, 64, false>(a.data(), b.data(), c.data(), m, n, k, 1, va, vb, vc,
-                                               "warp_tiled_kernel<128, 128, 32, 64>");
-  } else {
-    launch_warp_tiled<128, 128, 32, 64, true>(a.data(), b.data(), c.data(), m, n, k, 2, va, vb, vc,
+  } else if (split_k_pays(m, n, k)) {
+    launch_warp_tiled<128, 128, 32, 64, true>(a.data(), b.data(), c.data(), m, n, k, va, vb, vc,
                                               "warp_tiled_kernel<128, 128, 32, 64, split-K>");
+  } else {
+    launch_warp_tiled<128, 128, 32, 64, false>(a.data(), b.data(), c.data(), m, n, k, va, vb, vc,
+                                               "warp_tiled_kernel<128, 128, 32, 64>");
   }
 }
 
