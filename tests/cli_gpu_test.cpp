@@ -82,6 +82,18 @@ TEST_CASE("lesson 08 records a timeline on the GPU and saves it as JSON the app 
   std::filesystem::remove(path);
 }
 
+TEST_CASE("lesson 10 records one step's phases on every GPU, on one clock", "[cli][gpu]") {
+  const auto r = run_command(executable("lesson10_multi_gpu") + " --timeline --shape 784x128x10:64");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Contains("data_parallel_cublas_graph") && Contains("GPU 0 step") && Contains("GPU 0 events") &&
+                           Contains("forward") && Contains("backward") && Contains("the GPUs' work"));
+  const auto refused =
+      run_command(executable("lesson10_multi_gpu") + " --timeline --shape 784x128x10:64 --variant cpu");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Contains("a timeline is recorded for data_parallel"));
+}
+
 TEST_CASE("lesson 10 skips the GPU rows that ask for more GPUs than there are, saying so", "[cli][gpu]") {
   const auto r = run_command(executable("lesson10_multi_gpu") + " --shape 2x16x1:8:64 --backend gpu --reps 1");
   INFO(r.output);

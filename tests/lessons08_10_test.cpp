@@ -3,6 +3,7 @@
 // data-parallel algorithm on the CPU (lesson 10). The GPU variants run in variants_gpu_test.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -98,6 +99,29 @@ TEST_CASE("a timeline round-trips through JSON and a corrupt one says what is wr
   std::string bad = timeline_to_json(t);
   bad.replace(bad.find("\"stream\": 1"), 11, "\"stream\": 7");
   CHECK_THROWS_WITH(timeline_from_json(bad), Contains("outside its streams"));
+}
+
+TEST_CASE("a step over GPUs draws a lane per GPU's step and NCCL stream, and GPU 0's events", "[timeline][cpu]") {
+  Timeline t;
+  t.variant = "data_parallel_cublas_graph";
+  t.device = "a GPU";
+  t.n = 4096;
+  t.gpus = t.streams = 2;
+  t.chunks = 2;
+  t.spans = {{0, -1, "launch", -0.01, 0},       {0, -1, "join", 0.45, 0.47},      {0, -1, "forward", 0, 0.17},
+             {0, 1, "backward", 0.17, 0.22},    {0, 1, "all-reduce", 0.22, 0.32}, {0, 0, "backward", 0.22, 0.40},
+             {0, 0, "all-reduce", 0.40, 0.445}, {1, -1, "forward", 0.002, 0.172}, {1, 1, "backward", 0.172, 0.222},
+             {1, 1, "all-reduce", 0.222, 0.32}, {1, 0, "backward", 0.222, 0.402}, {1, 0, "all-reduce", 0.402, 0.45}};
+  const Timeline back = timeline_from_json(timeline_to_json(t));
+  CHECK(back.gpus == 2);
+  const std::vector<TimelineLane> lanes = timeline_lanes(back);
+  REQUIRE(lanes.size() == 5);
+  CHECK(lanes[0].label == "GPU 0 events");
+  CHECK(lanes[3].label == "GPU 1 step");
+  CHECK(lanes[4].label == "GPU 1 NCCL");
+  CHECK(std::count_if(back.spans.begin(), back.spans.end(), lanes[2].holds) == 2);  // GPU 0's all-reduces
+  const std::string text = format_timeline(back);
+  CHECK_THAT(text, Contains("first start to last end: 450.0 µs") && Contains("after it") && Contains("480.0 µs"));
 }
 
 TEST_CASE("lessons 08 and 10 read their shapes and refuse bad ones", "[cli][cpu]") {

@@ -460,7 +460,7 @@ std::vector<std::string> AppWindow::view_keys(const Lesson* lesson) {
 }
 
 bool has_visualization(const Lesson& l) {
-  return l.live_training || static_cast<bool>(l.image_training) || static_cast<bool>(l.timeline) ||
+  return l.live_training || static_cast<bool>(l.image_training) || !l.timeline_variants.empty() ||
          static_cast<bool>(l.thread_map) || !l.step_variants.empty();
 }
 bool has_exercise(const Lesson& l) { return !grading::exercises_of_lesson(l.id).empty(); }

@@ -24,7 +24,7 @@ void AppWindow::draw_visualize() {
     image_training_view_.draw(l, gpu_usable_);
     return;
   }
-  if (l.timeline) {
+  if (!l.timeline_variants.empty()) {  // lesson 08's pipelines (lesson 10's step timeline: --timeline)
     draw_timeline_panel();
     return;
   }

@@ -5,6 +5,7 @@
 // one buffer to and from a GPU, and the CPU, the GPU and the emulator share one layout.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -44,11 +45,16 @@ struct Layout {
 using GemmFunction = void (*)(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k,
                               void* stream);
 // `update` false stops layered_step before the SGD update, leaving the gradients in the workspace
-// (step_gradients): lesson 10 sums them over GPUs first.
+// (step_gradients): lesson 10 sums them over GPUs first. The two hooks, where set, are called on
+// the host while the step is queued: once the loss is queued, then once each layer's gradients
+// are, from the last layer down. Lesson 10 starts averaging a layer's gradients over the GPUs
+// there, on a stream of its own, while this stream goes on with the layers below.
 struct StepOptions {
   GemmFunction gemm = nullptr;
   void* stream = nullptr;
   bool update = true;
+  std::function<void()> loss_queued = {};
+  std::function<void(int layer)> gradients_queued = {};
 };
 
 // Throws std::invalid_argument unless there are 1 to 8 layers of 1 to 8192 units.

@@ -294,6 +294,7 @@ void layered_step(const Layout& net, std::span<float> params, std::span<const fl
     input = s.activations[static_cast<std::size_t>(l)];
   }
   output_delta(input, t.data(), s.delta, loss.data(), batch * net.outputs(), loss_kind, options);
+  if (options.loss_queued) options.loss_queued();
   float* delta = s.delta;
   float* other = s.other;
   for (int l = net.layers() - 1; l >= 0; --l) {  // backward
@@ -301,6 +302,7 @@ void layered_step(const Layout& net, std::span<float> params, std::span<const fl
     const float* layer_input = l == 0 ? x.data() : s.activations[static_cast<std::size_t>(l) - 1];
     backward_layer(delta, layer_input, params.data() + net.weight_offset(l), s.grads + net.weight_offset(l),
                    s.grads + net.bias_offset(l), l == 0 ? nullptr : other, batch, in, out, options);
+    if (options.gradients_queued) options.gradients_queued(l);
     std::swap(delta, other);
   }
   if (options.update) sgd(params.data(), s.grads, net.parameters(), lr, options);

@@ -5,35 +5,66 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
+#include "matmul/matmul_cublas.hpp"
+#include "multi_gpu/gpu_threads.hpp"
 #include "multi_gpu/multi_gpu_devices.hpp"
 #include "multi_gpu/nccl_library.hpp"
+#include "multi_gpu/step_clock.hpp"
 
 namespace gpulab::gpu::multi_gpu {
+
+// Where a stamped step (record_step) writes its clock readings on each GPU: the start, the loss
+// (the end of the forward pass), each layer's gradients, each layer's average and update, the
+// end; then the readings that set the GPUs' clocks against each other (record_step).
+struct Slots {
+  static constexpr int kMeetings = 9;
+  int layers;
+  int start() const { return 0; }
+  int forward() const { return 1; }
+  int gradients(int l) const { return 2 + l; }
+  int averaged(int l) const { return 2 + layers + l; }
+  int end() const { return 2 + 2 * layers; }
+  int met(int i) const { return 3 + 2 * layers + i; }
+  int issued() const { return 3 + 2 * layers + kMeetings; }  // GPU 0's default stream, before the step
+  int joined() const { return issued() + 1; }                // and after it: where the events are
+  int count() const { return joined() + 1; }
+};
 
 struct DataParallel::Replicas {
   Layout net;
   int batch = 0;
   GemmFunction gemm = nullptr;
-  std::vector<std::unique_ptr<Stream>> streams;
+  std::vector<std::unique_ptr<Stream>> streams;       // each GPU's step
+  std::vector<std::unique_ptr<Stream>> nccl_streams;  // each GPU's averaging, beside its step (several GPUs)
+  std::vector<std::vector<cudaEvent_t>> ready;        // [gpu][layer]: that layer's gradients are computed
   std::vector<Buffer> params, x, t, workspace, loss;
-  std::vector<ncclComm_t> comms;  // one per GPU, from one ncclCommInitAll (empty with one GPU)
+  std::vector<gpu::DeviceBuffer<std::uint64_t>> stamps;  // [gpu]: Slots, for record_step
+  std::vector<ncclComm_t> comms;                         // one per GPU, from one ncclCommInitAll (empty with one GPU)
+  std::unique_ptr<GpuThreads> threads;
   bool use_graph = false;
   std::vector<cudaGraphExec_t> graphs;  // one per GPU, for the step with these:
   float graph_lr = 0;
   Loss graph_loss = Loss::mse;
+  bool graph_stamped = false;
 
   void release_graphs() {
     for (std::size_t g = 0; g < graphs.size(); ++g) {
       CurrentDevice on(static_cast<int>(g), true);
-      cudaGraphExecDestroy(graphs[g]);
+      if (graphs[g] != nullptr) cudaGraphExecDestroy(graphs[g]);
     }
     graphs.clear();
   }
   ~Replicas() {
+    threads.reset();
     release_graphs();
+    for (std::size_t g = 0; g < ready.size(); ++g) {
+      CurrentDevice on(static_cast<int>(g), true);
+      for (cudaEvent_t e : ready[g]) cudaEventDestroy(e);
+    }
     CurrentDevice on(0, true);  // NCCL switches devices as it tears down
     for (ncclComm_t c : comms) nccl().comm_destroy(c);
   }
@@ -55,6 +86,11 @@ DataParallel::DataParallel(const Layout& net, int gpus, int batch, GemmFunction 
     r_->t.emplace_back(rows(batch, net.outputs()), "t (this GPU's share)");
     r_->workspace.emplace_back(mlp::step_workspace(net, batch), "workspace");
     r_->loss.emplace_back(1, "loss");
+    r_->stamps.emplace_back(static_cast<std::size_t>(Slots{net.layers()}.count()), "stamps");
+    if (gpus == 1) continue;
+    r_->nccl_streams.push_back(std::make_unique<Stream>(g));
+    r_->ready.emplace_back(static_cast<std::size_t>(net.layers()), nullptr);
+    for (cudaEvent_t& e : r_->ready.back()) GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
   if (gpus > 1) {
     std::vector<int> devices(static_cast<std::size_t>(gpus));
@@ -63,17 +99,20 @@ DataParallel::DataParallel(const Layout& net, int gpus, int batch, GemmFunction 
     CurrentDevice on(0);  // ncclCommInitAll visits every GPU; the guard puts the caller's device back
     GPULAB_NCCL_CHECK(nccl().comm_init_all(r_->comms.data(), gpus, devices.data()));
   }
+  r_->threads = std::make_unique<GpuThreads>(gpus);
 }
 
 DataParallel::~DataParallel() = default;
 
 int DataParallel::gpus() const { return static_cast<int>(r_->streams.size()); }
 
+// The copies too are made by each GPU's thread, at once: a GPU's copy does not wait for the
+// others', and the threads are awake for the step that follows.
 void DataParallel::set_parameters(std::span<const float> params) {
-  for (int g = 0; g < gpus(); ++g) {
+  r_->threads->run([&](int g) {
     CurrentDevice on(g);
     r_->params[static_cast<std::size_t>(g)].copy_from(params);
-  }
+  });
 }
 
 void DataParallel::set_batch(std::span<const float> x, std::span<const float> t) {
@@ -81,108 +120,191 @@ void DataParallel::set_batch(std::span<const float> x, std::span<const float> t)
   if (x.size() != xs * static_cast<std::size_t>(gpus()) || t.size() != ts * static_cast<std::size_t>(gpus())) {
     throw std::invalid_argument("data parallel: x and t must hold gpus × batch examples");
   }
-  for (int g = 0; g < gpus(); ++g) {
+  r_->threads->run([&](int g) {
     CurrentDevice on(g);
     const auto k = static_cast<std::size_t>(g);
     r_->x[k].copy_from(x.subspan(k * xs, xs));
     r_->t[k].copy_from(t.subspan(k * ts, ts));
-  }
+  });
 }
 
 // [snippet:data_parallel_step]
-// Each GPU runs lesson 07's layered step on its share, stopping before the update; NCCL then
-// replaces every GPU's gradients (and loss) by their average over the GPUs — one all-reduce,
-// queued on each GPU's stream inside a group, since one thread drives every GPU — and each GPU
-// applies the same update to the same parameters. The averaged gradient of equal shares is the
-// gradient of the whole batch, so the step is the one-GPU step on gpus × batch examples.
-void DataParallel::queue(float lr, Loss loss) {
-  const int n = gpus();
-  const std::size_t count = r_->net.parameters();
-  std::vector<float*> grads(static_cast<std::size_t>(n));
-  for (int g = 0; g < n; ++g) {
-    CurrentDevice on(g);
-    const auto k = static_cast<std::size_t>(g);
-    const StepOptions options{r_->gemm, r_->streams[k]->handle, n == 1};
-    mlp::layered_step(r_->net, r_->params[k].span(), r_->x[k].span(), r_->t[k].span(), r_->batch, lr, loss,
-                      r_->workspace[k].span(), r_->loss[k].span(), options);
-    grads[k] = mlp::step_gradients(r_->net, r_->batch, r_->workspace[k].span()).data();
-  }
-  if (n > 1) {
+// GPU g's part of the step, queued by GPU g's own host thread: lesson 07's layered step on its
+// share of the batch, stopping before the update. As soon as a layer's gradients are queued
+// (backward goes from the last layer down), a second stream waits for them and NCCL replaces
+// them by their average over the GPUs — each thread makes its own GPU's call, and NCCL pairs the
+// calls up — then applies the update to that layer, while the first stream goes on with the
+// layers below. The averaged gradient of equal shares is the gradient of the whole batch, so the
+// step is the one-GPU step on gpus × batch examples, and every GPU makes the same update.
+void DataParallel::queue(int g, float lr, Loss loss, bool stamped) {
+  const auto k = static_cast<std::size_t>(g);
+  const Layout& net = r_->net;
+  const Slots slot{net.layers()};
+  const bool averaging = gpus() > 1;
+  const cudaStream_t step = r_->streams[k]->handle, average = averaging ? r_->nccl_streams[k]->handle : nullptr;
+  std::uint64_t* stamps = r_->stamps[k].data();
+  auto mark = [&](int at, cudaStream_t stream) {  // record_step's clock readings
+    if (stamped) stamp(stamps + at, stream);
+  };
+  float* params = r_->params[k].data();
+  float* grads = mlp::step_gradients(net, r_->batch, r_->workspace[k].span()).data();
+  float* loss_sum = r_->loss[k].data();
+
+  StepOptions options{r_->gemm, step, !averaging};
+  options.loss_queued = [&] { mark(slot.forward(), step); };
+  options.gradients_queued = [&](int l) {
+    mark(slot.gradients(l), step);
+    if (!averaging) return;
+    const auto layer = static_cast<std::size_t>(l);
+    GPULAB_CUDA_CHECK(cudaEventRecord(r_->ready[k][layer], step));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(average, r_->ready[k][layer]));
+    const std::size_t first = net.weight_offset(l), count = net.weight_offset(l + 1) - first;
     const Nccl& lib = nccl();
-    CurrentDevice keep(0);  // the group switches between the GPUs; the guard puts the caller's device back
-    GPULAB_NCCL_CHECK(lib.group_start());
-    for (int g = 0; g < n; ++g) {
-      const auto k = static_cast<std::size_t>(g);
-      GPULAB_NCCL_CHECK(
-          lib.all_reduce(grads[k], grads[k], count, ncclFloat, ncclAvg, r_->comms[k], r_->streams[k]->handle));
-      GPULAB_NCCL_CHECK(lib.all_reduce(r_->loss[k].data(), r_->loss[k].data(), 1, ncclFloat, ncclAvg, r_->comms[k],
-                                       r_->streams[k]->handle));
+    GPULAB_NCCL_CHECK(lib.group_start());  // the loss rides with the last layer: one launch
+    GPULAB_NCCL_CHECK(lib.all_reduce(grads + first, grads + first, count, ncclFloat, ncclAvg, r_->comms[k], average));
+    if (l == net.layers() - 1) {
+      GPULAB_NCCL_CHECK(lib.all_reduce(loss_sum, loss_sum, 1, ncclFloat, ncclAvg, r_->comms[k], average));
     }
     GPULAB_NCCL_CHECK(lib.group_end());
-    for (int g = 0; g < n; ++g) {
-      CurrentDevice on(g);
-      const auto k = static_cast<std::size_t>(g);
-      mlp::sgd(r_->params[k].data(), grads[k], count, lr, {nullptr, r_->streams[k]->handle});
-    }
+    mlp::sgd(params + first, grads + first, count, lr, {nullptr, average});
+    mark(slot.averaged(l), average);
+  };
+  mark(slot.start(), step);
+  mlp::layered_step(net, r_->params[k].span(), r_->x[k].span(), r_->t[k].span(), r_->batch, lr, loss,
+                    r_->workspace[k].span(), r_->loss[k].span(), options);
+  if (averaging) {  // the step ends when the last update has
+    GPULAB_CUDA_CHECK(cudaEventRecord(r_->nccl_streams[k]->done, average));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(step, r_->nccl_streams[k]->done));
   }
+  mark(slot.end(), step);
 }
 // [/snippet]
 
 // [snippet:data_parallel_graph]
-// Capturing every GPU's stream at once records the whole step, NCCL's all-reduce included, as one
-// graph per GPU; the graphs hold the buffers' addresses and the learning rate.
-void DataParallel::capture(float lr, Loss loss) {
+// Each GPU's thread captures its own GPU's streams, NCCL's calls included, as one graph; the
+// graphs hold the buffers' addresses and the learning rate.
+void DataParallel::capture(float lr, Loss loss, bool stamped) {
   r_->release_graphs();
-  const int n = gpus();
-  for (int g = 0; g < n; ++g) {
+  r_->graphs.assign(static_cast<std::size_t>(gpus()), nullptr);
+  r_->threads->run([&](int g) {
     CurrentDevice on(g);
-    GPULAB_CUDA_CHECK(
-        cudaStreamBeginCapture(r_->streams[static_cast<std::size_t>(g)]->handle, cudaStreamCaptureModeRelaxed));
-  }
-  std::vector<cudaGraph_t> graphs(static_cast<std::size_t>(n), nullptr);
-  auto end_captures = [&] {
-    for (int g = 0; g < n; ++g) {
-      CurrentDevice on(g);
-      cudaStreamEndCapture(r_->streams[static_cast<std::size_t>(g)]->handle, &graphs[static_cast<std::size_t>(g)]);
-    }
-  };
-  try {
-    queue(lr, loss);
-  } catch (...) {
-    end_captures();  // leaves the streams usable; the error goes on
-    for (cudaGraph_t graph : graphs) {
+    const auto k = static_cast<std::size_t>(g);
+    // A cuBLAS handle made inside the capture would fail (it allocates): make it before.
+    if (r_->gemm != nullptr) gpulab::matmul::cublas_ready();
+    const cudaStream_t stream = r_->streams[k]->handle;
+    GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    cudaGraph_t graph = nullptr;
+    try {
+      queue(g, lr, loss, stamped);
+    } catch (...) {
+      cudaStreamEndCapture(stream, &graph);  // leaves the stream usable; the error goes on
       if (graph != nullptr) cudaGraphDestroy(graph);
+      throw;
     }
-    throw;
-  }
-  end_captures();
-  for (int g = 0; g < n; ++g) {
-    CurrentDevice on(g);
-    cudaGraphExec_t exec = nullptr;
-    const cudaError_t made = graphs[static_cast<std::size_t>(g)] == nullptr
-                                 ? cudaErrorStreamCaptureInvalidated
-                                 : cudaGraphInstantiate(&exec, graphs[static_cast<std::size_t>(g)], 0);
-    if (graphs[static_cast<std::size_t>(g)] != nullptr) cudaGraphDestroy(graphs[static_cast<std::size_t>(g)]);
-    if (made == cudaSuccess) r_->graphs.push_back(exec);
+    GPULAB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    const cudaError_t made = cudaGraphInstantiate(&r_->graphs[k], graph, 0);
+    cudaGraphDestroy(graph);
     GPULAB_CUDA_CHECK(made);
-  }
+  });
   r_->graph_lr = lr;
   r_->graph_loss = loss;
+  r_->graph_stamped = stamped;
 }
 // [/snippet]
 
-void DataParallel::step(float lr, Loss loss) {
-  if (!r_->use_graph) {
-    queue(lr, loss);
-  } else {
-    if (r_->graphs.empty() || r_->graph_lr != lr || r_->graph_loss != loss) capture(lr, loss);
-    for (int g = 0; g < gpus(); ++g) {
-      CurrentDevice on(g);
+// Every GPU's thread queues (or launches the graph of) its part at once; then GPU 0's default
+// stream waits for every GPU (join_on_gpu0).
+void DataParallel::run_step(float lr, Loss loss, bool stamped) {
+  if (r_->use_graph &&
+      (r_->graphs.empty() || r_->graph_lr != lr || r_->graph_loss != loss || r_->graph_stamped != stamped)) {
+    capture(lr, loss, stamped);
+  }
+  r_->threads->run([&](int g) {
+    CurrentDevice on(g);
+    if (r_->use_graph) {
       const auto k = static_cast<std::size_t>(g);
       GPULAB_CUDA_CHECK(cudaGraphLaunch(r_->graphs[k], r_->streams[k]->handle));
+    } else {
+      queue(g, lr, loss, stamped);
     }
-  }
+  });
   join_on_gpu0(r_->streams);
+}
+
+void DataParallel::step(float lr, Loss loss) { run_step(lr, loss, false); }
+
+// The GPUs' clocks (step_clock.hpp) are not set to one another: on a 4 × H200 machine they
+// were hundreds of microseconds apart. So after the step the GPUs meet a few times — an
+// all-reduce of one number, which ends on every GPU within a few microseconds of the others,
+// since none can finish before all have arrived — each reading its clock as it leaves, and each
+// GPU's readings are moved by its median distance from GPU 0's.
+std::vector<StepSpan> DataParallel::record_step(float lr, Loss loss) {
+  const Slots slot{r_->net.layers()};
+  {
+    CurrentDevice on(0);  // where a program's events around step() would be
+    stamp(r_->stamps[0].data() + slot.issued(), cudaStreamLegacy);
+    run_step(lr, loss, true);
+    stamp(r_->stamps[0].data() + slot.joined(), cudaStreamLegacy);
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  }
+  r_->threads->run([&](int g) {
+    if (gpus() == 1) return;
+    CurrentDevice on(g);
+    const auto k = static_cast<std::size_t>(g);
+    const cudaStream_t stream = r_->streams[k]->handle;
+    std::uint64_t* stamps = r_->stamps[k].data();
+    for (int i = 0; i < Slots::kMeetings; ++i) {  // the value is not used: the meeting is
+      GPULAB_NCCL_CHECK(
+          nccl().all_reduce(stamps + slot.met(i), stamps + slot.met(i), 1, ncclUint64, ncclMax, r_->comms[k], stream));
+      stamp(stamps + slot.met(i), stream);
+    }
+  });
+  std::vector<std::vector<std::uint64_t>> at(static_cast<std::size_t>(gpus()),
+                                             std::vector<std::uint64_t>(static_cast<std::size_t>(slot.count())));
+  for (int g = 0; g < gpus(); ++g) {
+    CurrentDevice on(g);
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams[static_cast<std::size_t>(g)]->handle));
+    r_->stamps[static_cast<std::size_t>(g)].copy_to(at[static_cast<std::size_t>(g)]);
+  }
+  // GPU g's clock minus GPU 0's, in nanoseconds.
+  std::vector<double> ahead(static_cast<std::size_t>(gpus()), 0.0);
+  for (int g = 1; g < gpus(); ++g) {
+    std::vector<double> gaps;
+    for (int i = 0; i < Slots::kMeetings; ++i) {
+      const auto m = static_cast<std::size_t>(slot.met(i));
+      gaps.push_back(static_cast<double>(at[static_cast<std::size_t>(g)][m]) - static_cast<double>(at[0][m]));
+    }
+    std::nth_element(gaps.begin(), gaps.begin() + Slots::kMeetings / 2, gaps.end());
+    ahead[static_cast<std::size_t>(g)] = gaps[Slots::kMeetings / 2];
+  }
+  auto on_gpu0_clock = [&](int g, int i) {
+    return static_cast<double>(at[static_cast<std::size_t>(g)][static_cast<std::size_t>(i)]) -
+           ahead[static_cast<std::size_t>(g)];
+  };
+  double zero = on_gpu0_clock(0, slot.start());
+  for (int g = 1; g < gpus(); ++g) zero = std::min(zero, on_gpu0_clock(g, slot.start()));
+  double last_end = 0;
+  for (int g = 0; g < gpus(); ++g) last_end = std::max(last_end, on_gpu0_clock(g, slot.end()));
+  // GPU 0's default stream: from its reading before step() to the first GPU's start (launching),
+  // and from the last GPU's end to its reading after step() (waiting for every GPU).
+  std::vector<StepSpan> spans{
+      {0, "launch", -1, (on_gpu0_clock(0, slot.issued()) - zero) * 1e-6, 0.0},
+      {0, "join", -1, (last_end - zero) * 1e-6, (on_gpu0_clock(0, slot.joined()) - zero) * 1e-6}};
+  for (int g = 0; g < gpus(); ++g) {
+    auto ms = [&](int i) { return (on_gpu0_clock(g, i) - zero) * 1e-6; };
+    const int last = r_->net.layers() - 1;
+    spans.push_back({g, "forward", -1, ms(slot.start()), ms(slot.forward())});
+    for (int l = last; l >= 0; --l) {
+      spans.push_back(
+          {g, "backward", l, ms(l == last ? slot.forward() : slot.gradients(l + 1)), ms(slot.gradients(l))});
+      if (gpus() == 1) continue;
+      // NCCL's stream starts a layer once its gradients are ready and the layer above is done.
+      const double from = l == last ? ms(slot.gradients(l)) : std::max(ms(slot.gradients(l)), ms(slot.averaged(l + 1)));
+      spans.push_back({g, "all-reduce", l, from, ms(slot.averaged(l))});
+    }
+    if (gpus() == 1) spans.push_back({g, "update", -1, ms(slot.gradients(0)), ms(slot.end())});
+  }
+  return spans;
 }
 
 void DataParallel::parameters(int gpu, std::span<float> out) const {

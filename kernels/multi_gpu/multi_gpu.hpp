@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "mlp/mlp.hpp"
@@ -27,12 +28,25 @@ using gpulab::mlp::Loss;
 // The GPUs this process sees (0 without a driver or a GPU).
 int visible_gpus();
 
+// What one GPU did during a step, in milliseconds from the first GPU's start (record_step):
+// "forward", "backward" (of `layer`), "all-reduce" (of `layer`'s gradients, and its update; on a
+// stream beside the step's), "update" (one GPU: every layer's, on the step's stream); and on GPU
+// 0's default stream, where events around step() are recorded, "launch" (from before step() to
+// the first GPU's start; it starts before 0) and "join" (from the last GPU's end to after step()).
+struct StepSpan {
+  int gpu = 0;
+  std::string phase;
+  int layer = -1;
+  double start_ms = 0, end_ms = 0;
+};
+
 class DataParallel {
  public:
   // `batch` examples per GPU; `gemm` null: the lesson's GEMM kernel, else e.g. cuBLAS's. With one
-  // GPU there is nothing to average and NCCL is not needed. `graph`: each GPU's part of the step
-  // (its kernels, its share of the all-reduce, its update) is captured once in a CUDA graph and
-  // launched as one, so the host issues 1 call per GPU instead of about 15.
+  // GPU there is nothing to average and NCCL is not needed. A host thread per GPU queues that
+  // GPU's part of each step (gpu_threads.hpp). `graph`: each GPU's part of the step (its kernels,
+  // its share of the all-reduce, its update) is captured once in a CUDA graph and launched as
+  // one, so the host issues 1 call per GPU instead of about 15.
   DataParallel(const Layout& net, int gpus, int batch, GemmFunction gemm, bool graph = false);
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;
@@ -43,13 +57,17 @@ class DataParallel {
   // gpus × batch examples: GPU g takes rows g·batch … (g + 1)·batch − 1 of x and t.
   void set_batch(std::span<const float> x, std::span<const float> t);
   void step(float lr, Loss loss);
+  // One step, its phases on every GPU read from the GPUs' clocks (step_clock.hpp) as they ran:
+  // where the time of a step over several GPUs goes. Waits for the step.
+  std::vector<StepSpan> record_step(float lr, Loss loss);
   void parameters(int gpu, std::span<float> out) const;  // waits for the step
   float loss() const;                                    // the mean over all GPUs' examples
 
  private:
   struct Replicas;
-  void queue(float lr, Loss loss);
-  void capture(float lr, Loss loss);
+  void run_step(float lr, Loss loss, bool stamped);
+  void queue(int gpu, float lr, Loss loss, bool stamped);
+  void capture(float lr, Loss loss, bool stamped);
   std::unique_ptr<Replicas> r_;
 };
 

@@ -11,6 +11,7 @@
 
 #include "07_tiny_network/step_check.hpp"
 #include "10_multi_gpu/multi_gpu_runs.hpp"
+#include "common/results.hpp"
 #include "common/targets.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_data.hpp"
@@ -150,6 +151,24 @@ std::optional<std::string> needs_gpus(const Problem& p) {
   return fmt::format("asks for {} GPU{}; {} visible here", gpus_of(p), gpus_of(p) == 1 ? "" : "s", have);
 }
 
+// --timeline: one step of a data-parallel variant on every GPU of the problem, phase by phase.
+Timeline timeline_of(const Problem& p, const std::string& variant_name, int /*block*/) {
+  const std::string name = variant_name.empty() ? "data_parallel_cublas_graph" : variant_name;
+  if (!name.starts_with("data_parallel")) {
+    throw NotApplicable("a timeline is recorded for data_parallel, data_parallel_graph and data_parallel_cublas_graph");
+  }
+  if (!kGpuBuilt) throw NotApplicable("a timeline is recorded on GPUs; this is an emulated-only build");
+  if (const auto missing = needs_gpus(p)) throw NotApplicable(*missing);
+  const auto instance = make_instance_of(p, 1);
+  const auto& in = static_cast<const MultiGpuInstance&>(*instance);
+  UseDevice on_gpu(Backend::gpu);
+  Timeline t = step_timeline(in, name, name == "data_parallel_cublas_graph" ? mlp::cublas_gemm : nullptr,
+                             name != "data_parallel");
+  t.device = device_info().name;
+  t.recorded = utc_now_iso8601();
+  return t;
+}
+
 Lesson make_lesson() {
   Lesson l;
   l.id = "10";
@@ -172,6 +191,7 @@ Lesson make_lesson() {
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
   if (kGpuBuilt) l.train = train_report;
+  l.timeline = timeline_of;
   const mlp::GemmFunction cublas = mlp::cublas_gemm;
   l.variants = {
       {"cpu", "Lesson 07's CPU step on the whole batch (every GPU's examples)", cpu("cpu", false)},

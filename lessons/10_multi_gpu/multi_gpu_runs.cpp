@@ -126,6 +126,23 @@ std::unique_ptr<Run> gpu_run(const MultiGpuInstance& in, const std::string& name
   return std::make_unique<MultiGpuRun>(in, name, split, gemm, graph);
 }
 
+Timeline step_timeline(const MultiGpuInstance& in, const std::string& name, mlp::GemmFunction gemm, bool graph) {
+  const StepInstance& step = *in.step;
+  const int per_gpu = step.batch / in.gpus;
+  mg::DataParallel run(step.net, in.gpus, per_gpu, gemm, graph);
+  run.set_parameters(step.initial);
+  run.set_batch(step.x, step.t);
+  std::vector<mg::StepSpan> spans;
+  for (int i = 0; i < 3; ++i) spans = run.record_step(mlp::kLearningRate, mlp::kLoss);  // the first two warm up
+  Timeline t;
+  t.variant = name;
+  t.n = per_gpu;
+  t.gpus = t.streams = in.gpus;
+  t.chunks = step.net.layers();
+  for (const mg::StepSpan& s : spans) t.spans.push_back({s.gpu, s.layer, s.phase, s.start_ms, s.end_ms});
+  return t;
+}
+
 std::string train_report(const std::string& dataset_name, const std::string& variant, Backend backend, int epochs) {
   const auto dataset = mlp::parse_dataset(dataset_name);
   if (!dataset) throw std::invalid_argument("unknown dataset '" + dataset_name + "' (xor, moons, circles, spirals)");

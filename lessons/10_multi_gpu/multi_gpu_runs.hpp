@@ -6,6 +6,7 @@
 #include "07_tiny_network/step_check.hpp"
 #include "common/backend.hpp"
 #include "common/lesson.hpp"
+#include "common/timeline.hpp"
 #include "mlp/mlp.hpp"
 
 namespace gpulab::multi_gpu_runs {
@@ -31,6 +32,10 @@ int visible_gpus();
 // GPU's part captured in a CUDA graph where `graph` says so.
 std::unique_ptr<Run> gpu_run(const MultiGpuInstance& in, const std::string& name, Split split, mlp::GemmFunction gemm,
                              bool graph);
+
+// --timeline: one step of a data-parallel variant, phase by phase on every GPU (after two
+// recorded steps of warm-up), read from the GPUs' clocks.
+Timeline step_timeline(const MultiGpuInstance& in, const std::string& name, mlp::GemmFunction gemm, bool graph);
 
 // --train: the same training on one GPU and on every GPU, step by step.
 std::string train_report(const std::string& dataset_name, const std::string& variant, Backend backend, int epochs);

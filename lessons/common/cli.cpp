@@ -249,14 +249,15 @@ int print_steps(const Lesson& lesson, const Selection& selection) {
   return kExitOk;
 }
 
-// One pipeline run recorded on the GPU, beside the serial run (lesson 08); with --json, saved too.
+// One pipeline run recorded on the GPU, beside the serial run (lesson 08), or one step over
+// several GPUs (lesson 10); with --json, saved too.
 int print_timeline(const Lesson& lesson, const Selection& selection, const std::string& json, bool gpu_runs) {
   if (!lesson.timeline) {
     throw UsageError(
         fmt::format("lesson {} has no timeline (lessons with one: {})", lesson.id, lessons_with(has_timeline)));
   }
   const std::vector<Problem> problems = selected_problems(lesson, selection);
-  if (problems.size() != 1) throw UsageError("--timeline records one size: --n N or --shape N:CHUNKS:STREAMS");
+  if (problems.size() != 1) throw UsageError("--timeline records one problem: one --n or one --shape");
   if (!gpu_runs) throw UsageError("--timeline records a run on the GPU: " + device_info().reason);
   if (!json.empty()) check_json_path(json);
   const std::string variant = selection.variants.size() == 1 ? selection.variants.front() : std::string();
@@ -466,8 +467,8 @@ int lesson_cli_main(const Lesson& lesson, const std::vector<const Lesson*>& less
                "Print which block, thread and warp handle each element of a small launch (lessons " +
                    lessons_with(has_thread_map) + ")");
   app.add_flag("--timeline", o.timeline,
-               "Record one run of a pipeline variant on the GPU, chunk by chunk, beside the serial run, and "
-               "print it (lessons " +
+               "Record one run of a pipeline variant on the GPU, chunk by chunk, beside the serial run (lesson 08), "
+               "or one step over several GPUs, phase by phase on each (lesson 10), and print it (lessons " +
                    lessons_with(has_timeline) + "; with --json FILE, saved as JSON for the app)");
   app.add_flag("--steps", o.steps,
                "Record block 0 of a variant's launches on the emulator at a small --n and print its shared "

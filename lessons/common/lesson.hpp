@@ -184,11 +184,13 @@ struct Lesson {
   std::function<std::string(const std::string& dataset, const std::string& variant, Backend backend, int epochs)>
       train = {};
   // Optional: one run of a pipeline variant recorded on the GPU, span by span, beside the serial
-  // run of the same work (--timeline and the app's Visualize view, lesson 08). `variant` "": the
+  // run of the same work (--timeline and the app's Visualize view, lesson 08), or one training
+  // step over several GPUs, phase by phase on each (--timeline, lesson 10). `variant` "": the
   // lesson's first that has one. Throws NotApplicable for a variant without one.
   std::function<Timeline(const Problem& problem, const std::string& variant, int block)> timeline = {};
-  // The pipelines the app's timeline offers, as {variant, label}, and a timeline recorded on a
-  // reference GPU (a path in the data folder) it shows where there is no GPU.
+  // The pipelines the app's timeline offers, as {variant, label} (none: the app shows no
+  // timeline), and a timeline recorded on a reference GPU (a path in the data folder) it shows
+  // where there is no GPU.
   std::vector<std::pair<std::string, std::string>> timeline_variants = {};
   std::string recorded_timeline = {};
   // The app's Visualize view trains the lesson's network live (loss, accuracy, decision boundary).

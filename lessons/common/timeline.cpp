@@ -19,7 +19,20 @@ double end_of(const Timeline& t, bool serial) {
   return end;
 }
 
-char letter(const std::string& engine) { return engine == "copy in" ? '>' : engine == "kernel" ? '#' : '<'; }
+char letter(const std::string& engine) {
+  if (engine == "copy in") return '>';
+  if (engine == "kernel") return '#';
+  if (engine == "copy out") return '<';
+  return engine == "all-reduce" ? 'A' : engine.empty() ? '?' : engine.front();  // forward, backward, update, ...
+}
+
+std::string legend(const Timeline& t) {
+  return t.gpus > 0 ? "l launch, f forward, b backward, A all-reduce and update, u update, j join"
+                    : "> copy in, # kernel, < copy out";
+}
+
+std::string format_step_timeline(const Timeline& t);
+std::string format_lanes(const Timeline& t);
 
 }  // namespace
 
@@ -28,6 +41,20 @@ double Timeline::overlapped_ms() const { return end_of(*this, false); }
 
 std::vector<TimelineLane> timeline_lanes(const Timeline& t) {
   std::vector<TimelineLane> lanes;
+  if (t.gpus > 0) {
+    auto around = [](const TimelineSpan& s) { return s.engine == "launch" || s.engine == "join"; };
+    lanes.push_back({"GPU 0 events", around});
+    for (int g = 0; g < t.gpus; ++g) {
+      lanes.push_back({fmt::format("GPU {} step", g), [g, around](const TimelineSpan& s) {
+                         return s.stream == g && s.engine != "all-reduce" && !around(s);
+                       }});
+      if (t.gpus > 1) {
+        lanes.push_back({fmt::format("GPU {} NCCL", g),
+                         [g](const TimelineSpan& s) { return s.stream == g && s.engine == "all-reduce"; }});
+      }
+    }
+    return lanes;
+  }
   if (t.serial_ms() > 0) lanes.push_back({"serial, 1 stream", [](const TimelineSpan& s) { return s.stream < 0; }});
   for (const std::string engine : {"copy in", "kernel", "copy out"}) {
     lanes.push_back({engine == "kernel" ? "kernels" : "engine: " + engine,
@@ -40,6 +67,7 @@ std::vector<TimelineLane> timeline_lanes(const Timeline& t) {
 }
 
 std::string format_timeline(const Timeline& t) {
+  if (t.gpus > 0) return format_step_timeline(t);
   std::string out =
       fmt::format("{} on {}: n = {}, {} chunks over {} streams\n", t.variant, t.device, t.n, t.chunks, t.streams);
   if (t.serial_ms() > 0) {
@@ -51,11 +79,43 @@ std::string format_timeline(const Timeline& t) {
     out += fmt::format("{:<8} {:>5}  {:<8} {:>10.3f} {:>10.3f}\n", s.stream < 0 ? "serial" : std::to_string(s.stream),
                        s.chunk, s.engine, s.start_ms, s.end_ms);
   }
-  // The lanes: 100 columns for the longer of the two runs; > copy in, # kernel, < copy out.
+  return out + format_lanes(t);
+}
+
+namespace {
+
+std::string format_step_timeline(const Timeline& t) {
+  double first = 0, last = 0, before = 0, after = 0;  // the GPUs' work; GPU 0's readings around step()
+  for (const TimelineSpan& s : t.spans) {
+    if (s.engine == "launch") {
+      before = s.start_ms;
+    } else if (s.engine == "join") {
+      after = s.end_ms;
+    } else {
+      first = std::min(first, s.start_ms);
+      last = std::max(last, s.end_ms);
+    }
+  }
+  std::string out = fmt::format(
+      "{} on {} × {}: {} examples a GPU\nthe GPUs' work, first start to last end: {:.1f} µs; GPU 0's default stream "
+      "from before step() to after it (where a program's events would be): {:.1f} µs\n",
+      t.variant, t.gpus, t.device, t.n, (last - first) * 1000, (after - before) * 1000);
+  out +=
+      fmt::format("\n{:<4} {:>5}  {:<10} {:>10} {:>10} {:>8}\n", "GPU", "layer", "phase", "start ms", "end ms", "µs");
+  for (const TimelineSpan& s : t.spans) {
+    out += fmt::format("{:<4} {:>5}  {:<10} {:>10.3f} {:>10.3f} {:>8.1f}\n", s.stream,
+                       s.chunk < 0 ? "all" : std::to_string(s.chunk), s.engine, s.start_ms, s.end_ms,
+                       (s.end_ms - s.start_ms) * 1000);
+  }
+  return out + format_lanes(t);
+}
+
+std::string format_lanes(const Timeline& t) {
+  // The lanes: 100 columns for the longer of the two runs (or the step), a letter per engine.
   const double length = std::max(t.serial_ms(), t.overlapped_ms());
-  if (length <= 0) return out;
+  if (length <= 0) return {};
   constexpr int kColumns = 100;
-  out += fmt::format("\nlanes ({:.3f} ms across; > copy in, # kernel, < copy out):\n", length);
+  std::string out = fmt::format("\nlanes ({:.3f} ms across; {}):\n", length, legend(t));
   for (const TimelineLane& lane : timeline_lanes(t)) {
     std::string row(kColumns, '.');
     for (const TimelineSpan& s : t.spans) {
@@ -70,6 +130,8 @@ std::string format_timeline(const Timeline& t) {
   return out;
 }
 
+}  // namespace
+
 std::string timeline_to_json(const Timeline& t) {
   nlohmann::json j;
   j["kind"] = "gpulab-timeline";
@@ -79,6 +141,7 @@ std::string timeline_to_json(const Timeline& t) {
   j["n"] = t.n;
   j["streams"] = t.streams;
   j["chunks"] = t.chunks;
+  if (t.gpus > 0) j["gpus"] = t.gpus;
   j["spans"] = nlohmann::json::array();
   for (const TimelineSpan& s : t.spans) {
     j["spans"].push_back({{"stream", s.stream},
@@ -101,6 +164,7 @@ Timeline timeline_from_json(const std::string& text) {
     t.n = j.at("n").get<std::int64_t>();
     t.streams = j.at("streams").get<int>();
     t.chunks = j.at("chunks").get<int>();
+    t.gpus = j.value("gpus", 0);
     for (const auto& s : j.at("spans")) {
       TimelineSpan span{s.at("stream").get<int>(), s.at("chunk").get<int>(), s.at("engine").get<std::string>(),
                         s.at("start_ms").get<double>(), s.at("end_ms").get<double>()};
