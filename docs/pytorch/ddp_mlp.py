@@ -7,7 +7,9 @@ zero_grad + forward + backward + step (warm-up first; median and min-max), data 
 
     python3 docs/pytorch/ddp_mlp.py [--gpus 1,2,4] [--reps 200] [--json FILE]
 
-NVLink multicast stays off (NCCL_NVLS_ENABLE=0) unless the environment sets it."""
+NVLink multicast stays off whatever the environment says (NCCL_NVLS_ENABLE=0,
+TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1): on shared machines it can take the
+GPUs out of service."""
 import argparse
 import json
 import os
@@ -17,11 +19,12 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
+NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1", "NVSHMEM_DISABLE_NVLS": "1"}
 SHAPES = [((2, 16, 1), 64), ((784, 128, 10), 128), ((784, 1024, 10), 4096)]
 
 
 def worker(rank, world, reps, warmup, port, queue):
-    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+    os.environ.update(NO_MULTICAST)
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
     rows = []
@@ -68,6 +71,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--json", help="write the rows to FILE")
     args = parser.parse_args()
+    os.environ.update(NO_MULTICAST)  # before any process is spawned, and again in each (worker)
     available = torch.cuda.device_count()
     results = []
     for i, world in enumerate(int(g) for g in args.gpus.split(",")):

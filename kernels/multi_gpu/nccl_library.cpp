@@ -25,8 +25,8 @@ const Nccl& nccl() {
   static std::string failure;
   std::call_once(once, [] {
     // NVLink multicast (NVLS) is not needed at these sizes, and on shared machines it can take the
-    // GPUs out of service: off unless the environment says otherwise.
-    setenv("NCCL_NVLS_ENABLE", "0", 0);
+    // GPUs out of service for a day or more: always off, whatever the environment says.
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
     // The loader's search path first, then the CUDA toolkit's own lib64 (where it ships NCCL).
     void* library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) library = dlopen(GPULAB_CUDA_LIBRARY_DIR "/libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
