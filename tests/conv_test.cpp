@@ -49,13 +49,15 @@ TEST_CASE("the convolution check passes a correct output and names the first wro
   Layer l = random_layer(s, seed);
   const ConvReference ref = conv_reference(l.x, l.w, l.bias, s, seed);
   CHECK_FALSE(ref.sampled);
-  for (auto arithmetic : {ConvArithmetic::direct, ConvArithmetic::winograd, ConvArithmetic::fft}) {
+  for (auto arithmetic :
+       {ConvArithmetic::direct, ConvArithmetic::winograd, ConvArithmetic::winograd_4x4, ConvArithmetic::fft}) {
     CHECK(check_conv(l.y, ref, arithmetic, false, "conv test").passed);
   }
 
   SECTION("one element off by half (a product of two inputs of up to 1 too many, say)") {
     l.y[at(s, 1, 2, 5, 4)] += 0.5f;
-    for (auto arithmetic : {ConvArithmetic::direct, ConvArithmetic::winograd, ConvArithmetic::fft}) {
+    for (auto arithmetic :
+         {ConvArithmetic::direct, ConvArithmetic::winograd, ConvArithmetic::winograd_4x4, ConvArithmetic::fft}) {
       const CheckResult r = check_conv(l.y, ref, arithmetic, false, "conv test");
       CHECK_FALSE(r.passed);
       CHECK_THAT(r.message, Contains("(n 1, k 2, p 5, q 4)"));

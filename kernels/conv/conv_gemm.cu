@@ -10,8 +10,8 @@
 #include "common/launch.cuh"
 #include "conv/conv.hpp"
 #include "conv/conv_tiles.cuh"
+#include "conv/gemm_tile.cuh"
 #include "matmul/matmul.hpp"
-#include "matmul/warp_tile.cuh"
 
 namespace gpulab::conv {
 
@@ -89,9 +89,8 @@ void im2col_gemm(std::span<const float> x, std::span<const float> w, std::span<f
 // ---------------------------------------------------------------- 4. implicit GEMM
 
 // The product of im2col_gemm, y = w · columns, with lesson 05's warp-tiled scheme (A = the
-// filters, B = the columns, C = y): 64 filters × 256 output positions per block, 8 warps of
-// 32 × 64, 8 × 8 results per thread, double-buffered steps of 8 along C·R·S.
-constexpr int kGemmThreads = 256, kBM = 64, kBN = 256, kBK = 8, kWM = 32, kWN = 64, kPad = 4;
+// filters, B = the columns, C = y): gemm_tile.cuh's 64 filters × 256 output positions per block,
+// 8 × 8 results per thread, double-buffered steps of 8 along C·R·S.
 
 // [snippet:implicit_gemm_kernel]
 // What it adds over im2col + GEMM: no column matrix in global memory. Each thread owns one
@@ -102,7 +101,6 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
     implicit_gemm_kernel(const float* x, const float* w, float* y, Shape sh) {
   const int C = sh.c, H = sh.h, W = sh.w, K = sh.k, R = sh.r, S = sh.s, P = sh.p(), Q = sh.q();
   const int crs = C * R * S, pq = P * Q, npq = sh.n * pq;
-  constexpr int TM = kWM / 4, TN = kWN / 8;
   alignas(16) __shared__ float as[2][kBK][kBM + kPad];  // filters, transposed: as[kk][filter]
   alignas(16) __shared__ float bs[2][kBK][kBN];         // columns: bs[kk][position]
   extern __shared__ int2 rows[];                        // rows[kk] = {offset in x, r << 16 | s}
@@ -120,12 +118,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
   const float* window = x + static_cast<long>(n) * C * H * W + h_base * W + w_base;
   __syncthreads();
 
-  float next_a[kBM * kBK / kGemmThreads], next_b[kBK];
-  auto load_step = [&](int kk0) {
-    for (int l = 0; l < kBM * kBK / kGemmThreads; ++l) {
-      const int e = t + l * kGemmThreads, k = k0 + e / kBK, kk = kk0 + e % kBK;
-      next_a[l] = (k < K && kk < crs) ? w[k * crs + kk] : 0.0f;
-    }
+  auto gather = [&](int kk0, float(&column)[kBK]) {
     for (int i = 0; i < kBK; ++i) {
       const int kk = kk0 + i;
       float v = 0.0f;
@@ -134,44 +127,18 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
         const int h = h_base + (row.y >> 16), col = w_base + (row.y & 0xffff);
         if (h >= 0 && h < H && col >= 0 && col < W) v = window[row.x];
       }
-      next_b[i] = v;
+      column[i] = v;
     }
   };
-  auto store_step = [&](int buffer) {
-    for (int l = 0; l < kBM * kBK / kGemmThreads; ++l) {
-      const int e = t + l * kGemmThreads;
-      as[buffer][e % kBK][e / kBK] = next_a[l];
-    }
-    for (int i = 0; i < kBK; ++i) bs[buffer][i][t] = next_b[i];
-  };
-
-  const int warp = t / 32, lane = t % 32;
-  const int warp_row = warp / (kBN / kWN) * kWM, warp_col = warp % (kBN / kWN) * kWN;
-  const int ly = lane / 8, lx = lane % 8;
-  float sum[TM][TN] = {};
-  load_step(0);
-  store_step(0);
-  __syncthreads();
-  const int steps = (crs + kBK - 1) / kBK;
-  for (int step = 0; step < steps; ++step) {
-    const int buffer = step % 2;
-    if (step + 1 < steps) load_step((step + 1) * kBK);  // in flight during the arithmetic below
-#pragma unroll
-    for (int i = 0; i < kBK; ++i) {
-      warp_tile_products(&as[buffer][i][warp_row], &bs[buffer][i][warp_col], ly, lx, sum);
-    }
-    if (step + 1 < steps) store_step(1 - buffer);
-    __syncthreads();
-  }
-  for (int h = 0; h < TN / 4; ++h) {
-    for (int jj = 0; jj < 4; ++jj) {
-      const int column = j0 + warp_col + 32 * h + lx * 4 + jj;
-      if (column >= npq) continue;
-      float* out = y + static_cast<long>(column / pq) * K * pq + column % pq;
-      for (int r = 0; r < TM; ++r) {
-        const int k = k0 + warp_row + r / 4 * 16 + ly * 4 + r % 4;
-        if (k < K) out[static_cast<long>(k) * pq] = sum[r][4 * h + jj];
-      }
+  float sum[kTM][kTN] = {};
+  gemm_tile({as, bs}, w + static_cast<long>(k0) * crs, K - k0, crs, crs, gather, sum);
+  for (int c = 0; c < kTN; ++c) {
+    const int column = j0 + gemm_tile_column(c);
+    if (column >= npq) continue;
+    float* out = y + static_cast<long>(column / pq) * K * pq + column % pq;
+    for (int r = 0; r < kTM; ++r) {
+      const int k = k0 + gemm_tile_row(r);
+      if (k < K) out[static_cast<long>(k) * pq] = sum[r][c];
     }
   }
 }

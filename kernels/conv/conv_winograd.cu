@@ -106,49 +106,25 @@ __global__ void winograd_output_kernel(const float* m, float* y, Shape sh, int t
 
 bool winograd_applies(const Shape& shape) { return shape.r == 3 && shape.s == 3 && shape.stride == 1; }
 
-namespace {
-struct WinogradTiles {
-  int p, q;
-  long count;
-};
-WinogradTiles winograd_tiles(const Shape& s) {
-  const int tp = (s.p() + 1) / 2, tq = (s.q() + 1) / 2;
-  return {tp, tq, static_cast<long>(s.n) * tp * tq};
-}
-}  // namespace
-
-std::size_t winograd_workspace(const Shape& shape) {
-  const auto tiles = static_cast<std::size_t>(winograd_tiles(shape).count);
-  const std::size_t k = shape.k, c = shape.c;
-  return 16 * (k * c + c * tiles + k * tiles);
-}
+std::size_t winograd_workspace(const Shape& shape) { return winograd_floats(shape, 2); }
 
 void winograd(std::span<const float> x, std::span<const float> w, std::span<float> y, const Shape& shape,
               std::span<float> workspace) {
-  check_buffers(x, w, y, shape);
-  if (!winograd_applies(shape)) throw std::invalid_argument("winograd: F(2×2, 3×3) needs 3 × 3 filters, stride 1");
-  if (workspace.size() < winograd_workspace(shape)) throw std::invalid_argument("winograd: workspace too small");
+  const WinogradPlan plan = winograd_buffers("winograd", x, w, y, shape, workspace, 2);
   if (y.empty()) return;
-  const WinogradTiles tiles = winograd_tiles(shape);
-  const std::size_t K = shape.k, C = shape.c, T = static_cast<std::size_t>(tiles.count);
-  if (C * T >= (std::size_t{1} << 31) || K * T >= (std::size_t{1} << 31)) {
-    throw std::invalid_argument("winograd: the transformed tiles would have 2^31 elements or more");
-  }
-  float* u = workspace.data();
-  float* v = u + 16 * K * C;
-  float* m = v + 16 * C * T;
-  winograd_filter_kernel<<<dim3(blocks_for(static_cast<long>(K * C), 256)), dim3(256)>>>(w.data(), u, shape.k, shape.c);
-  check_launch("winograd_filter_kernel", dim3(blocks_for(static_cast<long>(K * C), 256)), dim3(256));
-  winograd_input_kernel<<<dim3(blocks_for(static_cast<long>(C * T), 256)), dim3(256)>>>(x.data(), v, shape, tiles.p,
-                                                                                        tiles.q);
-  check_launch("winograd_input_kernel", dim3(blocks_for(static_cast<long>(C * T), 256)), dim3(256));
+  const std::size_t K = shape.k, C = shape.c, T = plan.tiles;
+  const dim3 filters(blocks_for(static_cast<long>(K * C), 256)), inputs(blocks_for(static_cast<long>(C * T), 256));
+  winograd_filter_kernel<<<filters, dim3(256)>>>(w.data(), plan.u, shape.k, shape.c);
+  check_launch("winograd_filter_kernel", filters, dim3(256));
+  winograd_input_kernel<<<inputs, dim3(256)>>>(x.data(), plan.v, shape, plan.tiles_p, plan.tiles_q);
+  check_launch("winograd_input_kernel", inputs, dim3(256));
   for (std::size_t e = 0; e < 16; ++e) {
-    matmul::warp_tiled({u + e * K * C, K * C}, {v + e * C * T, C * T}, {m + e * K * T, K * T}, shape.k,
+    matmul::warp_tiled({plan.u + e * K * C, K * C}, {plan.v + e * C * T, C * T}, {plan.m + e * K * T, K * T}, shape.k,
                        static_cast<int>(T), shape.c);
   }
-  winograd_output_kernel<<<dim3(blocks_for(static_cast<long>(K * T), 256)), dim3(256)>>>(m, y.data(), shape, tiles.p,
-                                                                                         tiles.q);
-  check_launch("winograd_output_kernel", dim3(blocks_for(static_cast<long>(K * T), 256)), dim3(256));
+  const dim3 outputs(blocks_for(static_cast<long>(K * T), 256));
+  winograd_output_kernel<<<outputs, dim3(256)>>>(plan.m, y.data(), shape, plan.tiles_p, plan.tiles_q);
+  check_launch("winograd_output_kernel", outputs, dim3(256));
 }
 
 }  // namespace gpulab::conv

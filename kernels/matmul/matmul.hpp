@@ -1,6 +1,7 @@
 #pragma once
 // Matrix multiply, C = A · B in single precision, row-major: A is m × k, B is k × n, C is m × n.
 // The CPU versions, the GPU launchers and cuBLAS, all with the same argument order.
+#include <cstddef>
 #include <span>
 
 namespace gpulab::matmul {
@@ -41,6 +42,12 @@ void vectorised(std::span<const float> a, std::span<const float> b, std::span<fl
 // Warp-shaped tiles (no bank conflicts), 128 × 256 tiles where they fill the GPU, double buffering.
 void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
 
+// warp_tiled's large tiles fed by a pipeline of asynchronous copies (cp.async), three k-steps of
+// 16 deep; A is first transposed into `workspace` (pipelined_workspace(m, k) floats, 16-byte aligned).
+std::size_t pipelined_workspace(int m, int k);
+void pipelined(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k,
+               std::span<float> workspace);
+
 // The threads per block naive and coalesced launch for a requested `block` (32 × block / 32).
 int naive_threads(int block);
 
@@ -52,5 +59,6 @@ double register_1d_occupancy();
 double register_2d_occupancy();
 double vectorised_occupancy();
 double warp_tiled_occupancy(int m, int n);  // it picks its tile from the shape
+double pipelined_occupancy();
 
 }  // namespace gpulab::matmul

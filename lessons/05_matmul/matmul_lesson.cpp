@@ -65,6 +65,18 @@ std::vector<std::pair<Backend, RunFactory>> cublas_backends() {
   return kernel("cublas", fixed(mm::cublas), [](int) { return 0; }, {});
 }
 
+// pipelined: its scratch holds Aᵀ (k × m, rows rounded up to 4 floats).
+std::vector<std::pair<Backend, RunFactory>> pipelined_backends() {
+  KernelHooks hooks{[](int) { return 256; }, [](int, const ArrayInstance&) { return mm::pipelined_occupancy(); }};
+  hooks.workspace = [](const ArrayInstance& in) {
+    return mm::pipelined_workspace(static_cast<int>(in.shape[0]), static_cast<int>(in.shape[2]));
+  };
+  const ArrayFunction fn = [](const Inputs& in, std::span<float> c, const Launch& l) {
+    mm::pipelined(in[0], in[1], c, dim(l, 0), dim(l, 1), dim(l, 2), l.workspace);
+  };
+  return kernel_backends("pipelined", product_check(), fn, hooks);
+}
+
 // ---- the lesson
 
 Lesson make_lesson() {
@@ -73,12 +85,15 @@ Lesson make_lesson() {
   l.id = "05";
   l.name = "matmul";
   l.title = "Matrix multiply";
-  l.summary = "SGEMM from one thread per element to warp tiles and double buffering, against cuBLAS and OpenBLAS";
+  l.summary =
+      "SGEMM from one thread per element to warp tiles, double buffering and a cp.async pipeline, against cuBLAS "
+      "and OpenBLAS";
   l.text_file = "docs/lessons/05-matmul.md";
   l.sources = {"kernels/matmul/matmul.cu", "kernels/matmul"};
   l.default_n = 1024;
   l.sweep = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
   use_product_sizes(l, "matmul");
+  l.test_problems.push_back(product_shape(256, 512, 80));  // whole tiles of pipelined: its build without edges
   l.test_sizes = {1, 17, 127, 1000};
   l.ladder_reference = "cublas";
 
@@ -123,6 +138,11 @@ Lesson make_lesson() {
                     [](int, const ArrayInstance& in) {
                       return mm::warp_tiled_occupancy(static_cast<int>(in.shape[0]), static_cast<int>(in.shape[1]));
                     }),
+       {},
+       true},
+      {"pipelined",
+       "warp_tiled's large tiles fed by asynchronous copies (cp.async), three k-steps in flight; A transposed first",
+       pipelined_backends(),
        {},
        true},
       {"cublas", "cuBLAS SGEMM, FP32 math (no tensor cores): the GPU library", cublas_backends(), {}, true},

@@ -67,6 +67,8 @@ double bound_of(const ConvReference& ref, ConvArithmetic arithmetic, std::size_t
       const double tile = std::max(magnitude, ref.image_max[at.n] * ref.filter_abs_sum[at.k]);
       return 4 * (2 * terms + 16) * kUnit * tile;
     }
+    case ConvArithmetic::winograd_4x4:  // the transforms magnify 36 times as much (conv_check.hpp)
+      return 36 * bound_of(ref, ConvArithmetic::winograd, element, checked);
     case ConvArithmetic::fft: {
       const Position at = position(element, sh);
       const double lh = sh.h + 2 * sh.pad, lw = sh.w + 2 * sh.pad;  // at least the transform's size

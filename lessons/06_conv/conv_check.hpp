@@ -7,6 +7,9 @@
 // - Winograd F(2×2, 3×3) multiplies transformed values, sums of up to 4 inputs and up to 9
 //   weights (halved): the products and their sums are larger than the terms of the direct sum,
 //   so the bound is 4 · (2·C·R·S + 16) · 2⁻²⁴ · Σ|x·w|.
+// - Winograd F(4×4, 3×3) does the same with larger constants: how far a transform can magnify
+//   its inputs along one dimension, max_i Σ_a |Aᵀ_ia| · Σ_j |G_aj| · Σ_j |Bᵀ_aj|, is 8 for
+//   F(2×2) and 48 for F(4×4) — (48 / 8)² = 36 times in two dimensions, so 36 times the bound.
 // - FFT spreads every output's rounding over the whole plane: its error depends on the norms of
 //   the whole image and filter, not on the window, and grows with log L: the bound is
 //   8 · (log₂(L_h·L_w) + C) · 2⁻²⁴ · ‖x_n‖₂ · ‖w_k‖₂.
@@ -27,7 +30,7 @@
 
 namespace gpulab {
 
-enum class ConvArithmetic { direct, winograd, fft };
+enum class ConvArithmetic { direct, winograd, winograd_4x4, fft };
 
 struct ConvReference {
   conv::Shape shape;

@@ -1,6 +1,7 @@
 // Lesson 06, convolution: the workload, its variants, what it counts and how it is checked.
 #include "common/lesson.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -138,6 +139,11 @@ const DeviceVariant winograd_variant{[](Span x, Span w, Span, std::span<float> y
                                      fixed_threads(256),
                                      {ConvArithmetic::winograd, false},
                                      conv::winograd_workspace};
+const DeviceVariant winograd_4x4_variant{[](Span x, Span w, Span, std::span<float> y, const Shape& s, int,
+                                            std::span<float> ws) { conv::winograd_4x4(x, w, y, s, ws); },
+                                         fixed_threads(256),
+                                         {ConvArithmetic::winograd_4x4, false},
+                                         conv::winograd_4x4_workspace};
 const DeviceVariant fused_variant{[](Span x, Span w, Span b, std::span<float> y, const Shape& s, int,
                                      std::span<float>) { conv::fused_bias_relu(x, w, b, y, s); },
                                   fixed_threads(256),
@@ -230,7 +236,8 @@ Footprint footprint_of(const Problem& p) {
   // Host: x, w, their pinned copies, y's two copies; the reference (value and magnitude per
   // checked element). Device: x, w, y and the largest workspace (im2col's or Winograd's).
   const double checked = s.macs() <= kFullCheckMacs ? out : 2112.0 * s.q();
-  const double workspace = static_cast<double>(std::max(conv::im2col_workspace(s), conv::winograd_workspace(s)));
+  const double workspace = static_cast<double>(
+      std::max({conv::im2col_workspace(s), conv::winograd_workspace(s), conv::winograd_4x4_workspace(s)}));
   return {8 * (in + w) + 8 * out + 24 * checked, 4 * (in + w + out + workspace)};
 }
 
@@ -252,7 +259,7 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 
 std::optional<std::string> winograd_applies(const Problem& p) {
   if (conv::winograd_applies(shape_of(p))) return std::nullopt;
-  return "Winograd F(2×2, 3×3) is for 3 × 3 filters with stride 1";
+  return "Winograd F(2×2, 3×3) and F(4×4, 3×3) are for 3 × 3 filters with stride 1";
 }
 
 std::optional<std::string> constant_memory_fits(const Problem& p) {
@@ -342,6 +349,8 @@ Lesson make_lesson() {
               device_backends("implicit_gemm", plain(conv::implicit_gemm, 256)), true, implicit_gemm_fits),
       variant("winograd", "Winograd F(2×2, 3×3): transformed tiles, 16 GEMMs, 16 multiplies per 36",
               device_backends("winograd", winograd_variant), true, winograd_applies),
+      variant("winograd_4x4", "Winograd F(4×4, 3×3): 6 × 6 tiles, 36 multiplies per 144, 36 GEMMs in one launch",
+              device_backends("winograd_4x4", winograd_4x4_variant), true, winograd_applies),
       variant("fft", "cuFFT: pad, transform, multiply spectra, transform back (for large filters)",
               device_backends("fft", plain(conv::fft, 0, {ConvArithmetic::fft, false}))),
       variant("fused", "tiled + bias + ReLU in the same kernel: y = max(0, x ⋆ w + b), one pass",
