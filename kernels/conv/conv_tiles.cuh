@@ -48,10 +48,12 @@ inline WinogradPlan winograd_plan(const Shape& s, int outputs) {
   return plan;
 }
 
-inline std::size_t winograd_floats(const Shape& s, int outputs) {
-  const WinogradPlan plan = winograd_plan(s, outputs);
+inline std::size_t winograd_floats(const Shape& s, const WinogradPlan& plan) {
   const std::size_t k = s.k, c = s.c;
   return plan.points * (k * c + c * plan.tiles + k * plan.tiles);
+}
+inline std::size_t winograd_floats(const Shape& s, int outputs) {
+  return winograd_floats(s, winograd_plan(s, outputs));
 }
 
 // Checks what both Winograd launchers need (`name` says which) and places U, V and M in `workspace`.
@@ -61,8 +63,8 @@ inline WinogradPlan winograd_buffers(const char* name, std::span<const float> x,
   const std::string who = name;
   if (!winograd_applies(shape))
     throw std::invalid_argument(who + ": Winograd's F(m×m, 3×3) needs 3 × 3 filters, stride 1");
-  if (workspace.size() < winograd_floats(shape, outputs)) throw std::invalid_argument(who + ": workspace too small");
   WinogradPlan plan = winograd_plan(shape, outputs);
+  if (workspace.size() < winograd_floats(shape, plan)) throw std::invalid_argument(who + ": workspace too small");
   const std::size_t K = shape.k, C = shape.c;
   if (C * plan.tiles >= (std::size_t{1} << 31) || K * plan.tiles >= (std::size_t{1} << 31)) {
     throw std::invalid_argument(who + ": the transformed tiles would have 2^31 elements or more");
