@@ -280,16 +280,15 @@ void conv3x3_backward(std::span<const Real> x, int batch, int channels, int side
 
 // ---------------------------------------------------------------- a whole step
 
-// The mean loss of the batch, and its gradient with respect to every parameter (`grads`, in the
-// parameters' layout); `a` keeps the forward pass (its logits give the predictions); `follow`: another
-// step's max-pool choices (and ReLU decisions at them) to make where they are right ones (PoolChoices).
+// The backward pass of a step whose forward pass `a` kept: from d_out, the loss's gradient with
+// respect to the logits, every parameter's gradient (`grads`, in the parameters' layout); `follow`:
+// another step's max-pool choices (and ReLU decisions at them) to make where they are right ones
+// (PoolChoices).
 template <typename Real, typename Param>
-Real gradients(const Layout& net, std::span<const Param> params, std::span<const float> images,
-               std::span<const int> labels, int batch, std::vector<Real>& grads, Activations<Real>& a,
-               const PoolChoices* follow = nullptr) {
-  forward<Real, Param>(net, params, images, batch, a, follow);
-  std::vector<Real> d_out, d_h, d_p2, d_r2, d_p1, d_r1;
-  const Real loss = softmax_cross_entropy<Real>(a.out, labels, batch, net.classes, d_out);
+void backward(const Layout& net, std::span<const Param> params, std::span<const float> images, int batch,
+              const Activations<Real>& a, std::span<const Real> d_out, std::vector<Real>& grads,
+              const PoolChoices* follow = nullptr) {
+  std::vector<Real> d_h, d_p2, d_r2, d_p1, d_r1;
   grads.assign(net.parameters(), Real(0));
   Real* g = grads.data();
   const Param* p = params.data();
@@ -317,7 +316,51 @@ Real gradients(const Layout& net, std::span<const Param> params, std::span<const
   const std::vector<Real> x(images.begin(), images.begin() + static_cast<std::ptrdiff_t>(batch * net.image_size()));
   conv3x3_backward<Real, Param>(x, batch, net.channels, net.side, p + net.offset(L::w1), net.c1, d_r1,
                                 g + net.offset(L::w1), g + net.offset(L::b1), nullptr);
+}
+
+// The mean loss of the batch, and its gradient with respect to every parameter (`grads`, in the
+// parameters' layout); `a` keeps the forward pass (its logits give the predictions); `follow`: another
+// step's max-pool choices (and ReLU decisions at them) to make where they are right ones (PoolChoices).
+template <typename Real, typename Param>
+Real gradients(const Layout& net, std::span<const Param> params, std::span<const float> images,
+               std::span<const int> labels, int batch, std::vector<Real>& grads, Activations<Real>& a,
+               const PoolChoices* follow = nullptr) {
+  forward<Real, Param>(net, params, images, batch, a, follow);
+  std::vector<Real> d_out;
+  const Real loss = softmax_cross_entropy<Real>(a.out, labels, batch, net.classes, d_out);
+  backward<Real, Param>(net, params, images, batch, a, d_out, grads, follow);
   return loss;
+}
+
+// The scale of float's rounding on each gradient of a step whose float64 forward pass `a` and
+// gradients `grads` were computed with `follow` (gradients): the largest gradient, or, where a
+// gradient's sums add larger terms than that, the size of those terms. Rounding errs by a fraction
+// of the terms a sum adds, not of the sum: a bias of the last layer sums (p − y) / batch over the
+// batch, terms up to 1 / batch each, which can cancel to a gradient of 10⁻³ whose float error (a
+// few 10⁻⁸, from p − y rounded near 1) is then 10⁻⁵ of it. The terms' sizes are the same
+// backward pass on magnitudes: |w|, |x|, and (p + y) / batch for p − y.
+template <typename Param>
+std::vector<double> rounding_scales(const Layout& net, std::span<const Param> params, std::span<const float> images,
+                                    std::span<const int> labels, int batch, const Activations<double>& a,
+                                    std::span<const double> grads, const PoolChoices* follow = nullptr) {
+  std::vector<Param> magnitudes(params.begin(), params.end());
+  for (Param& w : magnitudes) w = std::abs(w);
+  std::vector<float> pixels(images.begin(), images.end());
+  for (float& x : pixels) x = std::abs(x);
+  std::vector<double> d_out;
+  softmax_cross_entropy<double>(a.out, labels, batch, net.classes, d_out);
+  for (std::size_t i = 0; i < d_out.size(); ++i) {  // (p − y) / batch → (p + y) / batch
+    const bool label = labels[i / static_cast<std::size_t>(net.classes)] == int(i % net.classes);
+    if (label) d_out[i] += 2.0 / batch;
+  }
+  PoolChoices same;  // the same decisions again, without counting their bad ones twice
+  if (follow != nullptr) same = *follow;
+  std::vector<double> scales;
+  backward<double, Param>(net, magnitudes, pixels, batch, a, d_out, scales, follow != nullptr ? &same : nullptr);
+  double largest = 0;
+  for (double g : grads) largest = std::max(largest, std::abs(g));
+  for (double& s : scales) s = std::max(s, largest);
+  return scales;
 }
 
 // Adam's update of every parameter from its gradient, step t ≥ 1: m and v follow g and g² with

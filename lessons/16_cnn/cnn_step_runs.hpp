@@ -42,9 +42,9 @@ inline std::unique_ptr<StepInstance> make_step_instance(const Layout& net, int b
 }
 
 // How close a step must come to the float64 step: its loss, and each gradient relative to the
-// largest gradient. FP32:
+// largest gradient (or to the terms its sums add, where they are larger: rounding_scales). FP32:
 // - the loss within 1e-5 of the float64 loss (relative, or absolute below 1);
-// - each gradient within 1e-5 of the largest gradient, times the length of the longest sum over
+// - each gradient within 1e-5 of that scale, times the length of the longest sum over
 //   32 × 32² (the first convolution's weights sum batch × side² products; float's worst case grows
 //   with a sum's length): at the seed's batch of 32 the errors seen were 7e-7 of the largest, at
 //   1024 images 5.7e-5 — far from a wrong layer, which is off by the size of its gradients.
@@ -133,8 +133,11 @@ inline CheckResult check_step(const StepInstance& in, float loss, std::span<cons
   double largest = 0;
   for (double g : expected) largest = std::max(largest, std::abs(g));
   const double terms = static_cast<double>(in.batch) * in.net.side * in.net.side;
-  const double bound =
-      bounds.gradient * largest * (bounds.grows_with_sums ? std::max(1.0, terms / (32.0 * 32 * 32)) : 1);
+  const double growth = bounds.grows_with_sums ? std::max(1.0, terms / (32.0 * 32 * 32)) : 1;
+  const std::vector<double> scales =
+      bounds.per_block
+          ? std::vector<double>{}
+          : rounding_scales<float>(in.net, in.initial, in.images.x, in.images.label, in.batch, a, expected, &follow);
   if (bounds.per_block) {
     Layout::Block worst = Layout::w1;
     r.rel_error = largest_layer_error(in.net, grads, expected, &worst);
@@ -147,6 +150,7 @@ inline CheckResult check_step(const StepInstance& in, float loss, std::span<cons
   for (std::size_t i = 0; i < grads.size() && !bounds.per_block; ++i) {
     // The error reported beside "passed": the largest gradient's error, relative to the largest gradient.
     if (largest > 0) r.rel_error = std::max(r.rel_error, std::abs(grads[i] - expected[i]) / largest);
+    const double bound = bounds.gradient * scales[i] * growth;
     if (!(std::abs(grads[i] - expected[i]) <= bound)) {
       fail(i, expected[i], grads[i],
            fmt::format("gradient {} is {}, expected {:.9g} (bound {:.3g})", i, grads[i], expected[i], bound));
