@@ -81,13 +81,23 @@ Measurement measure(Run& run, Backend backend, const RunOptions& options, const 
     m.first_check = run.check();
     m.final_check = m.first_check;
     if (!m.first_check.passed) return m;  // a wrong answer is not worth timing
-    for (int i = 0; i < options.warmup; ++i) once();
+    // End to end as the host sees it; then the same again with the compute phase held until its
+    // work is queued, where the clock can: its kernel time without the launch.
+    auto timed = [&] {
+      PhaseTimes t = once();
+      if (clock->hold_next()) {
+        const PhaseTimes held = once();
+        if (clock->held()) t.kernel_ms = held.kernel_ms;
+      }
+      return t;
+    };
+    for (int i = 0; i < options.warmup; ++i) timed();
     for (int i = 0; i < options.reps; ++i) {
       if (cancelled && cancelled()) {
         m.cancelled = true;
         break;
       }
-      m.samples.push_back(once());
+      m.samples.push_back(timed());
     }
     if (!m.samples.empty()) m.final_check = run.check();  // the last run was poisoned first too
   }

@@ -4,7 +4,9 @@
 //
 // GPU phases are timed with CUDA events (what the GPU did, not what the host waited for); the
 // end-to-end time is the host's clock around upload + compute + download, after the last one
-// finished. Buffers are allocated before and poisoned between repetitions, outside every timer.
+// finished. On the GPU each repetition runs twice: as it comes, for the end-to-end time and the
+// copies; and with the compute phase held until its work is queued, for the kernel time without
+// the launch (GpuClock). Buffers are allocated before and poisoned between repetitions, outside every timer.
 #include <functional>
 #include <vector>
 
@@ -33,6 +35,10 @@ class PhaseClock {
   virtual void mark(int k) = 0;
   virtual void wait() = 0;          // until everything marked so far has finished
   virtual PhaseTimes phases() = 0;  // h2d, kernel, d2h from the marks (total is the caller's)
+  // Whether the next repetition's compute phase will start only once its work is queued (the GPU's
+  // clock: GpuClock), and, after it, whether it did.
+  virtual bool hold_next() { return false; }
+  virtual bool held() { return false; }
 };
 
 std::unique_ptr<PhaseClock> make_host_clock();
