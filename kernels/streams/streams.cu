@@ -15,6 +15,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/launch.cuh"
 #include "streams/streams.hpp"
@@ -264,6 +265,46 @@ std::vector<Span> record_serial(Work work, const HostArrays& host, const DeviceA
   }
   for (cudaEvent_t e : marks) cudaEventDestroy(e);
   return spans;
+}
+
+double copies_at_once(const HostArrays& host, const DeviceArrays& device, int reps) {
+  const std::size_t bytes = host.out.size() * sizeof(float);
+  cudaStream_t in = nullptr, out = nullptr;
+  cudaEvent_t fork = nullptr, joined = nullptr, start = nullptr, stop = nullptr;
+  std::vector<float> times;
+  try {
+    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
+    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
+    fork = new_event(false);
+    joined = new_event(false);
+    start = new_event(true);
+    stop = new_event(true);
+    for (int r = 0; r < reps + 1; ++r) {  // the first one warms up
+      GPULAB_CUDA_CHECK(cudaEventRecord(start, in));
+      GPULAB_CUDA_CHECK(cudaEventRecord(fork, in));
+      GPULAB_CUDA_CHECK(cudaStreamWaitEvent(out, fork));
+      GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, in));
+      if (!host.b.empty()) {
+        GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, in));
+      }
+      GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, out));
+      GPULAB_CUDA_CHECK(cudaEventRecord(joined, out));
+      GPULAB_CUDA_CHECK(cudaStreamWaitEvent(in, joined));
+      GPULAB_CUDA_CHECK(cudaEventRecord(stop, in));
+      GPULAB_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      GPULAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      if (r > 0) times.push_back(ms);
+    }
+  } catch (...) {
+    for (cudaEvent_t e : {fork, joined, start, stop}) cudaEventDestroy(e);
+    for (cudaStream_t s : {in, out}) cudaStreamDestroy(s);
+    throw;
+  }
+  for (cudaEvent_t e : {fork, joined, start, stop}) cudaEventDestroy(e);
+  for (cudaStream_t s : {in, out}) cudaStreamDestroy(s);
+  std::sort(times.begin(), times.end());
+  return times.empty() ? 0.0 : times[times.size() / 2];
 }
 
 // ---------------------------------------------------------------- memory per run

@@ -79,6 +79,12 @@ void serial_run(Work work, const HostArrays& host, const DeviceArrays& device, i
 // (stream -1, chunk 0): the timeline's comparison. Waits for it to finish.
 std::vector<Span> record_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block);
 
+// The copies of one run alone — every copy in on one stream while the copy out runs on another,
+// nothing waiting for anything — in milliseconds, the median of `reps`. Copies in and out share
+// the link to the host, so this, not the copy in alone, is the time no pipeline of these arrays
+// can beat on this machine. Overwrites the device inputs and the host output with what they hold.
+double copies_at_once(const HostArrays& host, const DeviceArrays& device, int reps = 5);
+
 // Device memory for one run's arrays, taken and given back inside the run: with cudaMalloc and
 // cudaFree (each a device-wide synchronisation, slow) or with cudaMallocAsync and cudaFreeAsync
 // from the device's default memory pool, which keeps what was freed for the next run.

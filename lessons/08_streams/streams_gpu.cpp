@@ -7,6 +7,7 @@
 
 #include "08_streams/streams_runs.hpp"
 #include "common/gpu_memory.hpp"
+#include "common/results.hpp"
 #include "streams/streams.hpp"
 
 namespace gpulab::streams_runs {
@@ -99,9 +100,15 @@ class GpuRun : public Run {
                    fmt::format("{} {} (gpu)", topic(work_), name_));
   }
   int block() const override { return block_; }
+  // A pipeline's row says how it was cut, and what its copies alone take in and out at once: the
+  // time no pipeline of these arrays beats on this machine (PCIe carries both directions, but
+  // each a little slower while the other runs).
   std::string note() const override {
-    if (pipeline_) return fmt::format("{} chunks over {} streams", in_.chunks, in_.streams);
-    return {};
+    if (!pipeline_) return {};
+    auto& host = const_cast<HostArrays&>(host_);
+    const double ms = st::copies_at_once(host.spans(), const_cast<GpuRun*>(this)->device());
+    return fmt::format("{} chunks over {} streams; its copies alone, in and out at once, take {}", in_.chunks,
+                       in_.streams, format_ms(ms));
   }
 
   // The timeline: the serial run and one pipeline run, each recorded after a warm-up.
