@@ -76,10 +76,14 @@ void compute(Work work, const float* a, const float* b, float* out, std::size_t 
 
 // ---------------------------------------------------------------- the pipeline
 
-Pipeline::Pipeline(int streams, int chunks) : chunks_(chunks) {
+Pipeline::Pipeline(int streams, int chunks, bool by_engine) : chunks_(chunks) {
   if (streams < 1 || streams > 64 || chunks < 1 || chunks > 4096) {
     throw std::invalid_argument("streams: 1 to 64 streams and 1 to 4096 chunks (asked for " + std::to_string(streams) +
                                 " and " + std::to_string(chunks) + ")");
+  }
+  if (by_engine) {
+    streams = 3;
+    for (int e = 0; e < 2 * chunks; ++e) steps_.push_back(new_event(false));
   }
   fork_ = new_event(false);
   for (int s = 0; s < streams; ++s) {
@@ -96,6 +100,7 @@ Pipeline::~Pipeline() {
   release_graph();
   for (cudaEvent_t e : marks_) cudaEventDestroy(e);
   for (cudaEvent_t e : joins_) cudaEventDestroy(e);
+  for (cudaEvent_t e : steps_) cudaEventDestroy(e);
   for (cudaStream_t s : streams_) cudaStreamDestroy(s);
   if (fork_ != nullptr) cudaEventDestroy(fork_);
 }
@@ -108,23 +113,32 @@ void Pipeline::release_graph() {
 // [snippet:pipeline]
 namespace {
 
-// Copy in → kernel → copy out on `stream`, in that order; with `marks`, an event before, between
-// and after the three (for the timeline). The serial run queues this once over the whole arrays.
-void queue_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block, cudaStream_t stream,
-                  const cudaEvent_t* marks) {
-  const std::size_t n = host.out.size(), bytes = n * sizeof(float);
-  auto stamp = [&](int i) {
-    if (marks != nullptr) GPULAB_CUDA_CHECK(cudaEventRecord(marks[i], stream));
-  };
-  stamp(0);
+// A run's copies in (a, and b for the add) and its copy out, on `stream`.
+void copy_in(Work work, const HostArrays& host, const DeviceArrays& device, cudaStream_t stream) {
+  const std::size_t bytes = host.out.size() * sizeof(float);
   GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, stream));
   if (work == Work::add) {
     GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, stream));
   }
-  stamp(1);
-  compute(work, device.a, device.b, device.out, n, block, stream);
-  stamp(2);
+}
+void copy_out(const HostArrays& host, const DeviceArrays& device, cudaStream_t stream) {
+  const std::size_t bytes = host.out.size() * sizeof(float);
   GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, stream));
+}
+
+// Copy in → kernel → copy out on `stream`, in that order; with `marks`, an event before, between
+// and after the three (for the timeline). The serial run queues this once over the whole arrays.
+void queue_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block, cudaStream_t stream,
+                  const cudaEvent_t* marks) {
+  auto stamp = [&](int i) {
+    if (marks != nullptr) GPULAB_CUDA_CHECK(cudaEventRecord(marks[i], stream));
+  };
+  stamp(0);
+  copy_in(work, host, device, stream);
+  stamp(1);
+  compute(work, device.a, device.b, device.out, host.out.size(), block, stream);
+  stamp(2);
+  copy_out(host, device, stream);
   stamp(3);
 }
 
@@ -145,9 +159,10 @@ DeviceArrays piece(const DeviceArrays& d, std::size_t first) {
 // the multiprocessors. The host memory must be pinned, or cudaMemcpyAsync goes through a staging
 // copy and does not overlap.
 void Pipeline::queue(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record) {
+  recorded_.clear();
+  if (by_engine()) return queue_by_engine(work, host, device, block);
   const std::size_t n = host.out.size();
   const std::size_t chunk = (n + static_cast<std::size_t>(chunks_) - 1) / static_cast<std::size_t>(chunks_);
-  recorded_.clear();
   for (int c = 0; c < chunks_; ++c) {
     const std::size_t first = static_cast<std::size_t>(c) * chunk;
     if (first >= n) break;
@@ -163,6 +178,33 @@ void Pipeline::queue(Work work, const HostArrays& host, const DeviceArrays& devi
     }
     queue_serial(work, piece(host, first, std::min(chunk, n - first)), piece(device, first), block,
                  streams_[static_cast<std::size_t>(s)], marks);
+  }
+}
+// [/snippet]
+
+// [snippet:by_engine]
+// One stream per engine. With chunk c on stream c % streams, the copies in of several streams are
+// queued at once and the copy engine may interleave them, so each chunk's copy in ends later and
+// its kernel and copy out start later; here the copies in follow each other on one stream, and a
+// chunk's kernel and copy out wait for exactly the step before them (an event each).
+void Pipeline::queue_by_engine(Work work, const HostArrays& host, const DeviceArrays& device, int block) {
+  const std::size_t n = host.out.size();
+  const std::size_t chunk = (n + static_cast<std::size_t>(chunks_) - 1) / static_cast<std::size_t>(chunks_);
+  cudaStream_t in = streams_[0], kernels = streams_[1], out = streams_[2];
+  for (int c = 0; c < chunks_; ++c) {
+    const std::size_t first = static_cast<std::size_t>(c) * chunk;
+    if (first >= n) break;
+    const HostArrays h = piece(host, first, std::min(chunk, n - first));
+    const DeviceArrays d = piece(device, first);
+    cudaEvent_t copied = steps_[2 * static_cast<std::size_t>(c)],
+                computed = steps_[2 * static_cast<std::size_t>(c) + 1];
+    copy_in(work, h, d, in);
+    GPULAB_CUDA_CHECK(cudaEventRecord(copied, in));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(kernels, copied));
+    compute(work, d.a, d.b, d.out, h.out.size(), block, kernels);
+    GPULAB_CUDA_CHECK(cudaEventRecord(computed, kernels));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(out, computed));
+    copy_out(h, d, out);
   }
 }
 // [/snippet]

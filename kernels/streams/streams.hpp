@@ -40,16 +40,21 @@ struct DeviceArrays {
 // copy out. The streams do not wait for the legacy default stream, so run() makes them wait for
 // what was queued there before and makes it wait for them after: events recorded on the default
 // stream around run() time the whole pipeline.
+// With `by_engine`, three streams instead, one per engine: every copy in on the first, every
+// kernel on the second, every copy out on the third, each operation waiting (an event) for its
+// chunk's step before it — so each engine takes the chunks in order.
 class Pipeline {
  public:
-  Pipeline(int streams, int chunks);
+  Pipeline(int streams, int chunks, bool by_engine = false);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
   ~Pipeline();
 
   int streams() const { return static_cast<int>(streams_.size()); }
   int chunks() const { return chunks_; }
-  // Queues the chunks; with `record`, an event before and after each operation, read by timeline().
+  bool by_engine() const { return !steps_.empty(); }
+  // Queues the chunks; with `record` (not by engine), an event before and after each operation,
+  // read by timeline().
   void run(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record = false);
   // The same chunks captured once in a CUDA graph (on the first call with these arrays) and
   // launched as one: the host issues one call instead of 3 per chunk.
@@ -59,12 +64,14 @@ class Pipeline {
 
  private:
   void queue(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record);
+  void queue_by_engine(Work work, const HostArrays& host, const DeviceArrays& device, int block);
   void release_graph();
 
   std::vector<cudaStream_t> streams_;
   int chunks_;
   cudaEvent_t fork_ = nullptr;      // the default stream's point the streams start from
   std::vector<cudaEvent_t> joins_;  // each stream's end, for the default stream to wait on
+  std::vector<cudaEvent_t> steps_;  // by engine: each chunk's copy in done, its kernel done
   std::vector<cudaEvent_t> marks_;  // recorded runs: start and end of each operation
   std::vector<Span> recorded_;      // which operation each pair of marks belongs to
   cudaGraphExec_t graph_ = nullptr;

@@ -56,7 +56,9 @@ class GpuRun : public Run {
       if (w == Workload::add) b_.emplace(n, "b");
       out_.emplace(n, "out");
     }
-    if (mode == Mode::overlap || mode == Mode::graph) pipeline_.emplace(in.streams, in.chunks);
+    if (mode == Mode::overlap || mode == Mode::graph || mode == Mode::engines) {
+      pipeline_.emplace(in.streams, in.chunks, mode == Mode::engines);
+    }
   }
   void poison() override {
     if (out_) out_->fill_bytes(kPoisonByte);
@@ -77,6 +79,7 @@ class GpuRun : public Run {
         st::compute(w, a_->data(), device().b, out_->data(), h.out.size(), block_, nullptr);
         break;
       case Mode::overlap:
+      case Mode::engines:
         pipeline_->run(w, h, device(), block_);
         break;
       case Mode::graph:
@@ -107,8 +110,9 @@ class GpuRun : public Run {
     if (!pipeline_) return {};
     auto& host = const_cast<HostArrays&>(host_);
     const double ms = st::copies_at_once(host.spans(), const_cast<GpuRun*>(this)->device());
-    return fmt::format("{} chunks over {} streams; its copies alone, in and out at once, take {}", in_.chunks,
-                       in_.streams, format_ms(ms));
+    const std::string cut = pipeline_->by_engine() ? fmt::format("{} chunks, a stream per engine", in_.chunks)
+                                                   : fmt::format("{} chunks over {} streams", in_.chunks, in_.streams);
+    return fmt::format("{}; its copies alone, in and out at once, take {}", cut, format_ms(ms));
   }
 
   // The timeline: the serial run and one pipeline run, each recorded after a warm-up.

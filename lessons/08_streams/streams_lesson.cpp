@@ -188,6 +188,9 @@ Lesson make_lesson() {
               gpu_backends(add, Mode::overlap, "add_overlap"), true),
       variant(add, "add_graph", "add_overlap captured once as a CUDA graph: one launch for every chunk's operations",
               gpu_backends(add, Mode::graph, "add_graph"), true),
+      variant(add, "add_engines",
+              "add_overlap's chunks over one stream per engine, each step waiting for its chunk's step before it",
+              gpu_backends(add, Mode::engines, "add_engines"), true),
       variant(add, "add_malloc", "add_pinned with cudaMalloc and cudaFree of the device arrays in every run",
               gpu_backends(add, Mode::malloc, "add_malloc"), true),
       variant(add, "add_pool", "add_pinned with cudaMallocAsync and cudaFreeAsync from a memory pool in every run",
@@ -198,6 +201,8 @@ Lesson make_lesson() {
               gpu_backends(sig, Mode::overlap, "sigmoid_overlap"), true),
       variant(sig, "sigmoid_graph", "sigmoid_overlap captured once as a CUDA graph",
               gpu_backends(sig, Mode::graph, "sigmoid_graph"), true),
+      variant(sig, "sigmoid_engines", "sigmoid_overlap's chunks over one stream per engine",
+              gpu_backends(sig, Mode::engines, "sigmoid_engines"), true),
   };
   return l;
 }

@@ -31,6 +31,7 @@ enum class Mode {
   pinned,    // the same from page-locked memory
   overlap,   // chunks over streams: copies and kernels at the same time
   graph,     // the overlap's operations captured once as a CUDA graph
+  engines,   // the overlap's chunks over one stream per engine (copies in, kernels, copies out)
   malloc,    // pinned, with cudaMalloc and cudaFree of the device arrays inside every run
   pool,      // pinned, with cudaMallocAsync and cudaFreeAsync from a memory pool
 };
