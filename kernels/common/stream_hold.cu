@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "common/cuda_check.hpp"
+#include "common/launch.cuh"
 #include "common/stream_hold.hpp"
 
 namespace gpulab::gpu {
@@ -32,6 +33,7 @@ StreamHold::StreamHold() {
   GPULAB_CUDA_CHECK(cudaHostAlloc(&flags_, 2 * sizeof(int), cudaHostAllocMapped));
   flags_[0] = 1;
   flags_[1] = 0;
+  GPULAB_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags_), flags_, 0));
 }
 
 StreamHold::~StreamHold() { cudaFreeHost(flags_); }
@@ -41,10 +43,8 @@ void StreamHold::hold(std::uint32_t timeout_us) {
   const auto flags = static_cast<volatile int*>(flags_);
   flags[0] = 0;
   flags[1] = 0;
-  int* device_flags = nullptr;
-  GPULAB_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags), flags_, 0));
-  hold_kernel<<<1, 1>>>(device_flags, std::uint64_t{timeout_us} * 1000);
-  GPULAB_CUDA_CHECK(cudaGetLastError());
+  hold_kernel<<<1, 1>>>(device_flags_, std::uint64_t{timeout_us} * 1000);
+  check_launch("hold_kernel", 1, 1);
 }
 
 void StreamHold::release() { static_cast<volatile int*>(flags_)[0] = 1; }

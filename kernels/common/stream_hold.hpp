@@ -26,7 +26,8 @@ class StreamHold {
   bool timed_out() const;
 
  private:
-  int* flags_ = nullptr;  // pinned and mapped: [0] released by the host, [1] timed out by the GPU
+  int* flags_ = nullptr;         // pinned and mapped: [0] released by the host, [1] timed out by the GPU
+  int* device_flags_ = nullptr;  // the same memory, as the GPU addresses it
 };
 
 }  // namespace gpulab::gpu
