@@ -95,7 +95,8 @@ __global__ void winograd4_input_kernel(const float* x, float* v, Shape sh, int t
 
 // M[e] = U[e] · V[e]: K × C times C × tiles for e = blockIdx.z, in gemm_tile.cuh's 64 × 256 block
 // tiles and warp tiles, fed the way lesson 05's pipelined_kernel feeds its tiles: asynchronous
-// copies from global memory straight into shared memory, three steps of 16 channels in flight.
+// copies from global memory straight into shared memory, three steps of 16 channels in shared
+// memory: two on their way while the warps multiply the third.
 // This product is short (C = 64 channels: 4 steps) and moves more bytes than it computes (230 MB
 // of V and M against 3.7 GFLOP on the ResNet layer), so what counts is how much is on its way:
 // gemm_tile's one step through registers took 143 µs on an H200, this pipeline 113 µs.

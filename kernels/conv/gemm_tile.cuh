@@ -1,10 +1,11 @@
 #pragma once
-// The block tile of lesson 06's two GEMM kernels, implicit_gemm_kernel (conv_gemm.cu) and the
-// batched product of Winograd F(4×4, 3×3) (conv_winograd4.cu): 64 rows of C × 256 columns per
-// block of 256 threads, 8 warps of 32 × 64 with lesson 05's warp tiles (8 × 8 sums a thread),
+// The block tile of lesson 06's implicit_gemm_kernel (conv_gemm.cu): 64 rows of C × 256 columns
+// per block of 256 threads, 8 warps of 32 × 64 with lesson 05's warp tiles (8 × 8 sums a thread),
 // steps of 8 along the sum, two steps in shared memory: while the warps multiply one, the next
 // one's values travel from global memory into registers. A kernel says only how a thread fetches
-// its values of B — thread t owns column t of the tile — and where the sums go.
+// its values of B — thread t owns column t of the tile — and where the sums go. The batched
+// product of Winograd F(4×4, 3×3) (conv_winograd4.cu) shares the tile's shape and warp layout
+// (the constants and gemm_tile_row/column) and feeds it by a pipeline of its own.
 #include "matmul/warp_tile.cuh"
 
 namespace gpulab::conv {

@@ -42,11 +42,9 @@ void vectorised(std::span<const float> a, std::span<const float> b, std::span<fl
 // Warp-shaped tiles (no bank conflicts), 128 × 256 tiles where they fill the GPU, double buffering.
 void warp_tiled(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
 
-// warp_tiled's large tiles fed by a pipeline of asynchronous copies (cp.async), three k-steps of
-// 16 deep; A is first transposed into `workspace` (pipelined_workspace(m, k) floats, 16-byte aligned).
-std::size_t pipelined_workspace(int m, int k);
-void pipelined(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k,
-               std::span<float> workspace);
+// warp_tiled's large tiles with four k-steps of 16 in shared memory, B's fed by asynchronous copies
+// (cp.async), three steps on their way while one is multiplied.
+void pipelined(std::span<const float> a, std::span<const float> b, std::span<float> c, int m, int n, int k);
 
 // The threads per block naive and coalesced launch for a requested `block` (32 × block / 32).
 int naive_threads(int block);
