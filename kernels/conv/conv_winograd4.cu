@@ -12,6 +12,7 @@
 #include "conv/conv.hpp"
 #include "conv/conv_tiles.cuh"
 #include "conv/gemm_tile.cuh"
+#include "matmul/float4_edges.cuh"
 
 namespace gpulab::conv {
 
@@ -111,21 +112,20 @@ constexpr std::size_t kProductSharedBytes = sizeof(float) * kProductStages * kPr
 __device__ __noinline__ void winograd4_copy_step_at_edges(float (*as)[kBM], float (*bs)[kBN], const float* ut,
                                                           const float* v, int K, int C, int tiles, int k0, int j0,
                                                           int c0, bool aligned) {
-  auto copy4 = [&](float* to, const float* row, int first, int count, bool in_range) {
-    const int valid = in_range ? min(4, count - first) : 0;
-    if (aligned && valid == 4) {
-      __pipeline_memcpy_async(to, row + first, 16);
-      return;
+  auto copy4 = [&](float* to, const float* from, int valid) {
+    if (aligned && valid >= 4) {
+      __pipeline_memcpy_async(to, from, 16);
+    } else {
+      *reinterpret_cast<float4*>(to) = load4(from, valid, false);  // float4_edges.cuh
     }
-    for (int i = 0; i < 4; ++i) to[i] = i < valid ? row[first + i] : 0.0f;
   };
   for (int f = static_cast<int>(threadIdx.x); f < kProductBK * kBM / 4; f += kGemmThreads) {
     const int kk = f / (kBM / 4), col = f % (kBM / 4) * 4, c = c0 + kk;
-    copy4(&as[kk][col], ut + static_cast<long>(c) * K, k0 + col, K, c < C);
+    copy4(&as[kk][col], ut + static_cast<long>(c) * K + k0 + col, valid4(c, C, k0 + col, K));
   }
   for (int f = static_cast<int>(threadIdx.x); f < kProductBK * kBN / 4; f += kGemmThreads) {
     const int kk = f / (kBN / 4), col = f % (kBN / 4) * 4, c = c0 + kk;
-    copy4(&bs[kk][col], v + static_cast<long>(c) * tiles, j0 + col, tiles, c < C);
+    copy4(&bs[kk][col], v + static_cast<long>(c) * tiles + j0 + col, valid4(c, C, j0 + col, tiles));
   }
 }
 
