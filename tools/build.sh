@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, configures once, and builds (incrementally): tools/build.sh [preset]
+# GPULAB_CUDA_ARCHITECTURES, where set, overrides the preset's GPU architectures when the build
+# folder is first configured (CI builds for one, .ci/run; a learner's build covers every GPU).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=${1:-default}
@@ -8,6 +10,8 @@ cd "$root"
 binary_dir=build/$preset
 [[ "$preset" == h100 ]] && binary_dir=build-h100  # the device tool carries it at the top level
 if [[ ! -f "$binary_dir/build.ninja" ]]; then
-  cmake --preset "$preset"
+  architectures=()
+  [[ -n "${GPULAB_CUDA_ARCHITECTURES:-}" ]] && architectures=("-DCMAKE_CUDA_ARCHITECTURES=$GPULAB_CUDA_ARCHITECTURES")
+  cmake --preset "$preset" "${architectures[@]}"
 fi
 cmake --build --preset "$preset"

@@ -18,16 +18,19 @@ status=0
 seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 
 # grade_each KIND RC [OPTIONS]: grades every exercise, which must exit with RC (1: failed, 0: passed).
+# The exercises are graded side by side, one per core (each grade compiles on one), then reported
+# in order.
 grade_each() {
   local kind=$1 want=$2 e rc
   shift 2
+  # (sh -c's words: the exercise, then the grader's options; the rest comes through the environment.)
+  printf '%s\n' $exercises | GRADER=$grader SEED=$seed BUILD=$build KIND=$kind xargs -P "$(nproc)" -I{} sh -c \
+    'e=$1; shift; "$GRADER" --exercise "$e" --backend emulated --seed "$SEED" \
+       --report "$BUILD/grades/check-$KIND-$e.json" "$@" > "$BUILD/grades/check-$KIND-$e.txt" 2>&1
+     echo $? > "$BUILD/grades/check-$KIND-$e.rc"' sh {} "$@"
   for e in $exercises; do
-    set +e
-    "$grader" --exercise "$e" --backend emulated --seed "$seed" --report "$build/grades/check-$kind-$e.json" "$@" \
-      > "$build/grades/check-$kind-$e.txt" 2>&1
-    rc=$?
-    set -e
-    if [ $rc -ne "$want" ]; then
+    rc=$(cat "$build/grades/check-$kind-$e.rc")
+    if [ "$rc" -ne "$want" ]; then
       echo "  WRONG $e: the $kind's grader exited with $rc, not $want"; cat "$build/grades/check-$kind-$e.txt"; status=1
     elif [ "$want" -eq 1 ]; then
       echo "  ok    $e: the stub fails — $(grep -m1 -A1 "First failure" "$build/grades/check-$kind-$e.txt" | tail -1 | sed 's/^ *//' | cut -c1-160)"
