@@ -125,27 +125,56 @@ function(gpulab_add_kernels name)
   gpulab_warnings(${name} ${learner})
 endfunction()
 
-# An ordinary single-file CUDA program (main, cudaMalloc, kernel<<<...>>>), built for the GPU as
-# NAME (with the CUDA toolkit) and for GPU Lab's emulator as NAME_emulated (always): the same
-# source runs on a machine without a GPU, and in CI. The emulated one runs in checked mode.
+# An ordinary CUDA program (main, cudaMalloc, kernel<<<...>>>), in one file or several, built for
+# the GPU as NAME (with the CUDA toolkit) and for GPU Lab's emulator as NAME_emulated (always): the
+# same sources run on a machine without a GPU, and in CI. Each .cu is rewritten for the emulator
+# and runs in checked mode; .cpp and .c files are host code, compiled as they are.
 #   gpulab_add_cuda_executable(saxpy saxpy.cu)
-function(gpulab_add_cuda_executable name source)
-  get_filename_component(source ${source} ABSOLUTE)
-  set(emulated ${CMAKE_CURRENT_BINARY_DIR}/${name}_emulated.cpp)
-  add_custom_command(OUTPUT ${emulated}
-    COMMAND gpulab_cuda_rewrite --emulated ${source} ${emulated}
-    DEPENDS ${source} gpulab_cuda_rewrite
-    COMMENT "Rewriting ${name} for the emulator" VERBATIM)
-  add_executable(${name}_emulated ${emulated})
-  get_filename_component(source_dir ${source} DIRECTORY)
+#   gpulab_add_cuda_executable(histogram main.cpp histogram64.cu histogram256.cu)
+function(gpulab_add_cuda_executable name)
+  set(emulated_sources)
+  set(source_dirs)
+  foreach(source IN LISTS ARGN)
+    get_filename_component(source ${source} ABSOLUTE)
+    get_filename_component(source_dir ${source} DIRECTORY)
+    list(APPEND source_dirs ${source_dir})
+    get_filename_component(ext ${source} LAST_EXT)
+    if(NOT ext STREQUAL ".cu")
+      list(APPEND emulated_sources ${source})
+      continue()
+    endif()
+    get_filename_component(stem ${source} NAME_WE)
+    set(emulated ${CMAKE_CURRENT_BINARY_DIR}/${name}_emulated.sources/${stem}.cu.cpp)
+    add_custom_command(OUTPUT ${emulated}
+      COMMAND gpulab_cuda_rewrite --emulated ${source} ${emulated}
+      DEPENDS ${source} gpulab_cuda_rewrite
+      COMMENT "Rewriting ${stem}.cu of ${name} for the emulator" VERBATIM)
+    list(APPEND emulated_sources ${emulated})
+    # Checked mode for the CUDA files only: host code runs as it would under nvcc.
+    set_source_files_properties(${emulated} PROPERTIES COMPILE_OPTIONS "${GPULAB_CHECKED_FLAGS}")
+  endforeach()
+  list(REMOVE_DUPLICATES source_dirs)
+  add_executable(${name}_emulated ${emulated_sources})
   target_include_directories(${name}_emulated PRIVATE ${PROJECT_SOURCE_DIR}/kernels/emulator/include
                              ${PROJECT_SOURCE_DIR}/kernels)
   # (-Wno-volatile: `s[t] += ...` through a volatile pointer is deprecated C++20 but common CUDA.)
-  target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -Wno-volatile -iquote ${source_dir}
-                                                   ${GPULAB_CHECKED_FLAGS})
+  target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -Wno-volatile)
+  # The learner's headers, rewritten at each build into a mirror searched first for "quoted"
+  # includes (kernels/emulator/header_mirror.hpp): the sources' folders and every include folder
+  # the target has, those set after this call too.
+  set(mirror ${CMAKE_CURRENT_BINARY_DIR}/${name}_emulated.sources/mirror)
+  set(include_dirs "$<TARGET_PROPERTY:${name}_emulated,INCLUDE_DIRECTORIES>")
+  add_custom_target(${name}_emulated_headers
+    COMMAND gpulab_cuda_rewrite --mirror ${mirror} --skip ${PROJECT_SOURCE_DIR}/kernels ${source_dirs} ${include_dirs}
+    COMMENT "Rewriting the headers of ${name} for the emulator" COMMAND_EXPAND_LISTS VERBATIM)
+  add_dependencies(${name}_emulated ${name}_emulated_headers)
+  foreach(dir IN LISTS source_dirs)
+    target_compile_options(${name}_emulated PRIVATE -iquote${mirror}${dir} -iquote${dir})
+  endforeach()
+  target_compile_options(${name}_emulated PRIVATE "-iquote${mirror}$<JOIN:${include_dirs},;-iquote${mirror}>")
   target_link_libraries(${name}_emulated PRIVATE gpulab_emulator)
   if(GPULAB_HAVE_CUDA)
-    add_executable(${name} ${source})
+    add_executable(${name} ${ARGN})
     set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
   endif()
 endfunction()

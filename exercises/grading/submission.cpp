@@ -88,6 +88,7 @@ Built build_submission(const Spec& spec, const fs::path& file, bool gpu, const f
   request.sources = {file};
   request.trusted_sources = {driver};
   request.gpu = gpu;
+  request.stop_at_reports = true;  // each case's error is its launch's
   request.cache = cache / "programs";
   const build::Result result = build::build_program(request);
   built.ok = result.ok;

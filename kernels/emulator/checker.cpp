@@ -380,6 +380,7 @@ void shared_access(const shared::Window& w, std::uintptr_t a, std::size_t size, 
 }
 
 std::atomic<bool> whole_program{false};
+std::atomic<bool> go_on{false};  // its launches go on past reports (launches_go_on)
 
 void at_exit() {
   if (whole_program) return;  // at_program_exit says it
@@ -490,7 +491,7 @@ void report(Tool tool, const std::string& key, const std::string& text) {
 
 std::string running_thread() {
   if (detail::current_block == nullptr) return "the host";
-  return "thread " + dims(detail::current_thread_idx) + " in block " + dims(detail::current_block->block_idx);
+  return "thread " + dims(::threadIdx) + " in block " + dims(detail::current_block->block_idx);
 }
 
 std::string where(const void* pc) {
@@ -563,7 +564,10 @@ std::string reported_tool(const std::string& message) {
   return "";
 }
 
-int exit_nonzero_on_errors() {
+bool launches_go_on() { return go_on; }
+
+int exit_nonzero_on_errors(bool launches_go_on) {
+  go_on = launches_go_on;
   if (!whole_program.exchange(true)) std::atexit(at_program_exit);
   return 0;
 }

@@ -14,8 +14,10 @@
 // - initcheck: a kernel's read of device memory nothing has written since cudaMalloc;
 // - synccheck (scheduler.cpp): a barrier that not every thread reaches, or a warp operation whose
 //   mask names lanes that do not take part.
-// Reports are written to stderr at once, in compute-sanitizer's words; the launch then fails with
-// the first report as its error, and a program built whole (gpulab_run) exits non-zero.
+// Reports are written to stderr at once, in compute-sanitizer's words. In GPU Lab's own runs (the
+// lessons, the grader) the launch then fails with the first report as its error; a program built
+// whole (gpulab_run) goes on, as under compute-sanitizer, and exits non-zero at its end. A wild
+// access stops its thread and fails the launch in both.
 // GPULAB_CHECK=memcheck keeps only the bounds checks (faster); the default is all four.
 #include <cstddef>
 #include <cstdint>
@@ -61,6 +63,10 @@ std::string reported_tool(const std::string& message);
 
 // A whole program (gpulab_run, gpulab_add_cuda_executable) exits non-zero when a check reported
 // an error, after the summary; the rewrite adds the call to such programs.
-int exit_nonzero_on_errors();
+// `launches_go_on`: past races, uninitialised reads and barrier errors, as under
+// compute-sanitizer (a learner's program); else a launch fails at its first report (a program the
+// grader builds, whose driver reads each launch's error).
+int exit_nonzero_on_errors(bool launches_go_on);
+bool launches_go_on();
 
 }  // namespace gpulab::emulated::check

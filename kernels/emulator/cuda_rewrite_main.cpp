@@ -2,14 +2,38 @@
 // before compiling a CUDA file for a target (see emulator/rewrite.hpp).
 // gpulab_cuda_rewrite --dispatch [--gpu] [--emulated | --needs WHAT] INPUT.cu OUTPUT.cpp: the one
 // name of each of its launchers, calling the build of the thread's device backend.
+// gpulab_cuda_rewrite --mirror MIRROR [--skip FOLDER]... FOLDER...: a learner's folders with their
+// headers rewritten for the emulator, as gpulab_add_cuda_executable's build uses them
+// (emulator/header_mirror.hpp); rewrites only what changed.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "emulator/header_mirror.hpp"
 #include "emulator/rewrite.hpp"
 
+namespace {
+
+int mirror(int argc, char** argv) {
+  std::vector<std::filesystem::path> folders, skip;
+  for (int i = 3; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--skip" && i + 1 < argc) {
+      skip.emplace_back(argv[++i]);
+    } else if (!arg.empty()) {
+      folders.emplace_back(arg);
+    }
+  }
+  std::cerr << gpulab::emulated::mirror_learner_folders(folders, argv[2], skip);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) try {
+  if (argc >= 3 && std::string(argv[1]) == "--mirror") return mirror(argc, argv);
   gpulab::emulated::RewriteOptions options;
   options.emulated = false;
   gpulab::emulated::DispatchOptions dispatch;
@@ -39,7 +63,8 @@ int main(int argc, char** argv) try {
   }
   if (input.empty() || output.empty()) {
     std::cerr << "usage: gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT\n"
-                 "       gpulab_cuda_rewrite --dispatch [--gpu] [--emulated | --needs WHAT] INPUT.cu OUTPUT.cpp\n";
+                 "       gpulab_cuda_rewrite --dispatch [--gpu] [--emulated | --needs WHAT] INPUT.cu OUTPUT.cpp\n"
+                 "       gpulab_cuda_rewrite --mirror MIRROR [--skip FOLDER]... FOLDER...\n";
     return 2;
   }
   std::string text;

@@ -24,7 +24,13 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+// <memory> before __noinline__ is defined below: libstdc++ writes __attribute__((__noinline__)) in
+// shared_ptr_base.h, which that macro would break, as nvcc's front end (which defines it inside
+// the compiler) does not. Its include guard keeps a learner's later #include <memory> from
+// reading it again.
+#include <memory>
 #include <source_location>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -59,6 +65,12 @@
 // without it) gets one copy per worker thread, which runs one block at a time.
 #define __shared__ thread_local
 
+// The built-in variables (their note is under "built-in variables" below).
+extern thread_local constinit uint3 threadIdx;
+extern thread_local constinit uint3 blockIdx;
+extern thread_local constinit dim3 blockDim;
+extern thread_local constinit dim3 gridDim;
+
 namespace gpulab::emulated {
 
 namespace detail {
@@ -77,7 +89,6 @@ struct BlockContext {
 // The running block (one per worker thread) and the running thread (the current fiber).
 // (constinit: no dynamic initialisation, so reading them costs no TLS wrapper call in a kernel.)
 extern thread_local constinit BlockContext* current_block;
-extern thread_local constinit uint3 current_thread_idx;
 
 void syncthreads(const char* file, int line);
 void syncwarp(unsigned mask, const char* file, int line);
@@ -112,13 +123,26 @@ T from_bits(std::uint64_t bits) {
 
 // A shuffle: lane `src` of the caller's segment of `width` lanes, or the caller's own value
 // when `src` falls outside the segment or the warp (CUDA's rule for up and down shuffles).
+// A type wider than 8 bytes (a uint4, a struct) moves 8 bytes at a time, one exchange each, as
+// the GPU's shuffle of such a type moves it 4 bytes at a time.
 template <typename T>
 T shuffle(unsigned mask, T var, long src, int width) {
-  const std::uint64_t* slots = warp_exchange(mask, to_bits(var)).slots;
   const long lane = lane_id();
   const long segment = lane / width * width;
-  if (src < segment || src >= segment + width || src >= 32) return var;
-  return from_bits<T>(slots[src]);
+  const bool own = src < segment || src >= segment + width || src >= 32;
+  if constexpr (sizeof(T) <= 8) {
+    const std::uint64_t* slots = warp_exchange(mask, to_bits(var)).slots;
+    return own ? var : from_bits<T>(slots[src]);
+  } else {
+    static_assert(std::is_trivially_copyable_v<T>, "a shuffled type must be trivially copyable");
+    constexpr std::size_t words = (sizeof(T) + 7) / 8;
+    std::uint64_t in[words] = {}, out[words] = {};
+    std::memcpy(in, &var, sizeof(T));
+    for (std::size_t w = 0; w < words; ++w) out[w] = warp_exchange(mask, in[w]).slots[own ? lane : src];
+    T result;
+    std::memcpy(&result, out, sizeof(T));
+    return own ? var : result;
+  }
 }
 
 }  // namespace detail
@@ -203,7 +227,7 @@ unsigned run_threads(const void* body, const Starts& from) {
   while (t < from.count) {
     running_linear = t;
     running_thread = nullptr;
-    current_thread_idx = idx;
+    ::threadIdx = idx;
     try {
       kernel();
     } catch (...) {
@@ -229,6 +253,15 @@ void launch_threads(const char* kernel, const char* file, int line, ThreadLoop l
 // device's limits. What `kernel<<<grid, block, shared_bytes, stream>>>(args)` becomes in the
 // emulated build. Like a GPU launch it throws nothing: a refused configuration or a fault in the
 // kernel is what the next cudaGetLastError() returns.
+// A launch's arguments, evaluated once where the launch is, as a GPU launch copies them into the
+// kernel's parameters: what each thread's call of the kernel receives (see rewrite.hpp).
+template <typename Call, typename... Args>
+auto arguments_once(const Call& call, Args&&... args) {
+  return [call, arguments = std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)] {
+    std::apply(call, arguments);
+  };
+}
+
 template <typename Body>
 void launch_kernel(const char* kernel, const char* file, int line, const Body& body, dim3 grid, dim3 block,
                    std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
@@ -238,10 +271,9 @@ void launch_kernel(const char* kernel, const char* file, int line, const Body& b
 }  // namespace gpulab::emulated
 
 // ---- built-in variables
-#define threadIdx (::gpulab::emulated::detail::current_thread_idx)
-#define blockIdx (::gpulab::emulated::detail::current_block->block_idx)
-#define blockDim (::gpulab::emulated::detail::current_block->block_dim)
-#define gridDim (::gpulab::emulated::detail::current_block->grid_dim)
+// Variables at global scope, as CUDA declares them, not macros: a host variable of the same name
+// (`dim3 blockDim(16, 16);` in main) hides them there, as it does under nvcc. The running block's
+// worker sets them as it starts the block, and each thread's index as it runs the thread.
 inline constexpr int warpSize = 32;
 
 // ---- barriers and fences

@@ -599,8 +599,16 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
     const std::string kernel = s.substr(start, i - start);
     const std::string config = s.substr(i + 3, close - i - 3);
     const std::string args = s.substr(open_args, args_end - open_args);
-    std::string text = "::gpulab::emulated::launch_kernel(\"" + one_line(kernel) + "\", __FILE__, __LINE__, [&] { " +
-                       kernel + args + "; }, " + config + ")";
+    // The arguments are evaluated once, on the host, as a GPU launch copies them into the
+    // kernel's parameters (an argument with a side effect happens once); each thread calls the
+    // kernel with those copies, so default arguments and deduced template arguments work as in any call.
+    const std::string inner = args.substr(1, args.size() - 2);
+    const bool no_arguments = std::all_of(inner.begin(), inner.end(),
+                                          [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+    std::string text =
+        "::gpulab::emulated::launch_kernel(\"" + one_line(kernel) +
+        "\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once([&](const auto&... gpulab_arguments) { " + kernel +
+        "(gpulab_arguments...); }" + (no_arguments ? "" : ", ") + inner + "), " + config + ")";
     // Lines kept: the newlines of what was between the pieces come after the call.
     const auto newlines = [](std::string_view t) { return std::count(t.begin(), t.end(), '\n'); };
     const long lost = newlines(std::string_view(s).substr(start, args_end - start)) - newlines(kernel) -
@@ -620,11 +628,12 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
     at = e.end;
   }
   out.append(s, at, std::string::npos);
-  if (options.emulated && options.backend_namespace.empty()) {
+  if (options.emulated && options.backend_namespace.empty() && !options.header) {
     // A whole program: it exits non-zero when the checked mode reported an error.
-    out +=
-        "\n[[maybe_unused]] static const int gpulab_checked_exit = "
-        "::gpulab::emulated::check::exit_nonzero_on_errors();\n";
+    out += std::string(
+               "\n[[maybe_unused]] static const int gpulab_checked_exit = "
+               "::gpulab::emulated::check::exit_nonzero_on_errors(") +
+           (options.stop_at_reports ? "false" : "true") + ");\n";
   }
   return out;
 }

@@ -6,9 +6,11 @@
 //
 //   emulated build    kernel<<<grid, block, shared, stream>>>(args)
 //                  -> ::gpulab::emulated::launch_kernel("kernel", __FILE__, __LINE__,
-//                                                     [&] { kernel(args); }, grid, block, shared, stream)
-//                     (each CUDA thread calls the kernel with the arguments, as a GPU thread starts;
-//                     default arguments and deduced template arguments work as in any call)
+//                         ::gpulab::emulated::arguments_once([&](const auto&... a) { kernel(a...); }, args),
+//                         grid, block, shared, stream)
+//                     (the arguments are evaluated once, on the host, as a GPU copies them into the
+//                     kernel's parameters; each CUDA thread calls the kernel with those copies, as a
+//                     GPU thread starts; default and deduced template arguments work as in any call)
 //                     extern __shared__ float s[];
 //                  -> float (&s)[] = ::gpulab::emulated::dynamic_shared<float>("s", "float");
 //                     (the launch's dynamic shared memory: the emulator's per-block buffer; at
@@ -36,6 +38,8 @@ namespace gpulab::emulated {
 struct RewriteOptions {
   bool emulated = true;           // rewrite launches and extern __shared__
   std::string backend_namespace;  // "gpu" or "emulated": namespace gpulab::X becomes gpulab::<it>::X
+  bool header = false;            // a learner's header (included, perhaps more than once): no exit line
+  bool stop_at_reports = false;   // a whole program whose launches fail at a checked-mode report (graded)
 };
 
 // The rewritten source, starting with `#line 1 "file"`. Throws std::invalid_argument for a

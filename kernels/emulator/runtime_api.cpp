@@ -1,7 +1,11 @@
 // The CUDA runtime API on the emulator (see runtime_api.hpp).
 #include "emulator/runtime_api.hpp"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -169,6 +173,22 @@ cudaError_t check_device_range(const void* p, std::size_t bytes, const char* cal
   return cudaSuccess;
 }
 
+// A copy with the program's host memory on one side, which the program may have got wrong (an
+// array shorter than the copy, running into an unmapped page). The kernel makes it, so a bad
+// address is an error (EFAULT), not a crash: false then. Where the call is not allowed (a
+// sandbox), an ordinary copy.
+bool copy_from_host_side(void* dst, const void* src, std::size_t bytes) {
+  const iovec to{dst, bytes};
+  const iovec from{const_cast<void*>(src), bytes};
+  const ssize_t done = process_vm_readv(getpid(), &to, 1, &from, 1, 0);
+  if (done == static_cast<ssize_t>(bytes)) return true;
+  if (done < 0 && errno != EFAULT) {
+    std::memmove(dst, src, bytes);
+    return true;
+  }
+  return false;
+}
+
 cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, const char* call) {
   if (bytes == 0) return cudaSuccess;
   if (dst == nullptr || src == nullptr) return fail(cudaErrorInvalidValue, std::string(call) + ": a null pointer");
@@ -181,7 +201,13 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
   if (src_device) {
     if (const cudaError_t e = check_device_range(src, bytes, call, "source"); e != cudaSuccess) return e;
   }
-  std::memmove(dst, src, bytes);
+  if (dst_device && src_device) {
+    std::memmove(dst, src, bytes);
+  } else if (!copy_from_host_side(dst, src, bytes)) {
+    return fail(cudaErrorInvalidValue, std::string(call) + ": the host " + (dst_device ? "source" : "destination") +
+                                           " is not " + std::to_string(bytes) +
+                                           " bytes of the program's memory (an array shorter than the copy?)");
+  }
   note_host_write(dst, bytes);  // initialised, for initcheck (a no-op for host memory)
   return cudaSuccess;
 }
@@ -482,10 +508,12 @@ cudaError_t symbol_copy(void* dst, const void* src, std::size_t bytes, std::size
                                            " do not fit the symbol's " + std::to_string(symbol_bytes) + " bytes");
   }
   if (bytes == 0) return cudaSuccess;
-  if (to_symbol) {
-    std::memcpy(static_cast<char*>(dst) + offset, src, bytes);
-  } else {
-    std::memcpy(dst, static_cast<const char*>(src) + offset, bytes);
+  const bool copied = to_symbol ? copy_from_host_side(static_cast<char*>(dst) + offset, src, bytes)
+                                : copy_from_host_side(dst, static_cast<const char*>(src) + offset, bytes);
+  if (!copied) {
+    return fail(cudaErrorInvalidValue, std::string(to_symbol ? "cudaMemcpyToSymbol" : "cudaMemcpyFromSymbol") +
+                                           ": the host " + (to_symbol ? "source" : "destination") + " is not " +
+                                           std::to_string(bytes) + " bytes of the program's memory");
   }
   return cudaSuccess;
 }

@@ -65,6 +65,7 @@ enum cudaDeviceAttr {
   cudaDevAttrMultiProcessorCount = 16,
   cudaDevAttrIntegrated = 18,
   cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
   cudaDevAttrConcurrentKernels = 31,
   cudaDevAttrMemoryClockRate = 36,
   cudaDevAttrGlobalMemoryBusWidth = 37,
@@ -81,6 +82,14 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
   cudaDevAttrMaxBlocksPerMultiprocessor = 106,
   cudaDevAttrMemoryPoolsSupported = 115,
+};
+
+// What cudaDevAttrComputeMode answers: the emulator's device is always cudaComputeModeDefault.
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3,
 };
 
 // The fields of CUDA 13's cudaDeviceProp that courses print; a field CUDA 13 no longer has

@@ -37,6 +37,12 @@
 #include "emulator/shared_memory.hpp"
 #include "emulator/shared_steps.hpp"
 
+// The built-in variables (emulator.hpp): the running block's, and the running thread's index.
+thread_local constinit uint3 threadIdx = {0, 0, 0};
+thread_local constinit uint3 blockIdx = {0, 0, 0};
+thread_local constinit dim3 blockDim{1, 1, 1};
+thread_local constinit dim3 gridDim{1, 1, 1};
+
 namespace gpulab::emulated {
 
 namespace ctx = boost::context;
@@ -44,7 +50,6 @@ namespace ctx = boost::context;
 namespace detail {
 
 thread_local constinit BlockContext* current_block = nullptr;
-thread_local constinit uint3 current_thread_idx = {0, 0, 0};
 
 namespace {
 
@@ -165,13 +170,13 @@ thread_local constinit SignalFault signal_fault;
   std::abort();  // never resumed
 }
 
-// Back to the worker, which sets running_thread and current_thread_idx before it resumes a fiber.
+// Back to the worker, which sets running_thread and ::threadIdx before it resumes a fiber.
 void yield() {
   if (running_thread == nullptr) {  // its first wait: it gets a record, and a runner takes over
     Block& b = *running_block;
     Thread& self = b.threads[running_linear];
     self.linear = running_linear;
-    self.idx = current_thread_idx;
+    self.idx = ::threadIdx;
     self.done = false;
     running_thread = b.first_wait = &self;
     b.waiting.push_back(&self);
@@ -469,6 +474,9 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
   block.error = nullptr;
   detail::running_block = &block;
   detail::current_block = &context;
+  ::blockIdx = context.block_idx;
+  ::blockDim = context.block_dim;
+  ::gridDim = context.grid_dim;
 
   for (;;) {
     const std::uint64_t before = block.progress;
@@ -490,7 +498,7 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
       if (thread->done || !thread->fiber) continue;
       detail::running_thread = thread;
       detail::running_linear = thread->linear;
-      detail::current_thread_idx = thread->idx;
+      ::threadIdx = thread->idx;
       detail::on_thread_fiber = true;
       ctx::fiber next = std::move(thread->fiber).resume();
       detail::on_thread_fiber = false;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "emulator/header_mirror.hpp"
 #include "emulator/rewrite.hpp"
 
 namespace fs = std::filesystem;
@@ -21,7 +22,7 @@ namespace gpulab::build {
 namespace {
 
 // Bumped when how a program is built changes, so that nothing built the old way is reused.
-constexpr const char* kRecipe = "objects, then link (3)";
+constexpr const char* kRecipe = "objects, then link; headers mirrored (4)";
 
 std::string emulated_flags() {
   return std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile -I" + GPULAB_EMULATOR_INCLUDE +
@@ -58,10 +59,13 @@ std::string key_of(const Request& r) {
   std::error_code ec;
   // The emulator's library is part of the key: a rebuilt emulator rebuilds the program.
   all += std::to_string(fs::last_write_time(GPULAB_EMULATOR_LIB, ec).time_since_epoch().count());
+  all += r.stop_at_reports ? "\nstop at reports" : "";
   for (const auto* list : {&r.sources, &r.trusted_sources}) {
     for (const fs::path& p : *list) all += '\n' + fs::absolute(p).string() + '\n' + emulated::read_source(p.string());
     all += "\n--";
   }
+  for (const fs::path& d : r.include_dirs) all += "\n-I" + fs::absolute(d).string();
+  for (const std::string& d : r.defines) all += "\n-D" + d;
   return std::to_string(std::hash<std::string>{}(all));
 }
 
@@ -128,27 +132,50 @@ Result build_program(const Request& r) {
   const fs::path work = dir / ("work-" + std::to_string(getpid()));
   fs::create_directories(work, ec);
   std::string link = r.gpu ? gpu_flags() : std::string(GPULAB_CXX);
+  // The include path, as nvcc's: each source's own folder (for "quoted" includes, as when it is
+  // compiled where it lies; nvcc has no -iquote: -I serves), then the -I folders. On the emulator
+  // the learner's headers are rewritten into a mirror searched first (emulator/header_mirror.hpp).
+  std::vector<fs::path> learner_folders;
+  for (const fs::path& source : r.sources) learner_folders.push_back(fs::absolute(source).parent_path());
+  for (const fs::path& d : r.include_dirs) learner_folders.push_back(fs::absolute(d));
+  const fs::path mirror = work / "mirror";
+  if (!r.gpu) {
+    result.log +=
+        emulated::mirror_learner_folders(learner_folders, mirror, {GPULAB_EMULATOR_INCLUDE, GPULAB_KERNELS_INCLUDE});
+  }
+  auto searched = [&](const fs::path& folder, const char* option) {
+    const std::string first = r.gpu ? "" : " -iquote " + shell_quote(emulated::mirrored(mirror, folder).string());
+    return first + " " + option + " " + shell_quote(folder.string());
+  };
+  std::string learner_flags;
+  for (const fs::path& d : r.include_dirs) learner_flags += searched(fs::absolute(d), "-I");
+  for (const std::string& d : r.defines) learner_flags += " -D" + shell_quote(d);
   std::size_t index = 0;
+  // A learner's .cu is CUDA: on the emulator rewritten (launches, __shared__), keeping every line
+  // where it was, and instrumented for the checked mode. A .cpp or .c is host code, compiled as
+  // nvcc would hand it to the host compiler. GPU Lab's own files (a grading driver) as they are.
   auto compile = [&](const fs::path& source, bool learner) -> bool {
     const fs::path object = work / ("object-" + std::to_string(index) + ".o");
     const fs::path dep = work / ("deps-" + std::to_string(index) + ".d");
     ++index;
+    const std::string ext = source.extension().string();
+    const bool host_c = learner && ext == ".c";
+    const bool host_cpp = learner && (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C");
+    const fs::path folder = fs::absolute(source).parent_path();
+    const char* own = r.gpu ? "-I" : "-iquote";
     std::string command;
-    // The file's own folder for "quoted" includes, as when it is compiled where it lies (nvcc has
-    // no -iquote: -I serves).
-    const std::string where = (r.gpu ? " -I " : " -iquote ") + shell_quote(fs::absolute(source).parent_path().string());
+    fs::path input = source;
     if (r.gpu) {
-      command =
-          gpu_flags() + where + " -x cu -c -o " + shell_quote(object.string()) + " " + shell_quote(source.string());
+      command = gpu_flags() + searched(folder, own) + learner_flags + (host_c || host_cpp ? "" : " -x cu") + " -c";
+    } else if (host_c) {
+      command = std::string(GPULAB_CXX) + " -x c -O2" + searched(folder, own) + learner_flags + " -c";
     } else {
-      fs::path input = source;
-      std::string flags = emulated_flags();
-      if (learner) {
-        // Rewritten for the emulator (launches, extern __shared__), keeping every line where it
-        // was; instrumented for the checked mode. Messages name the file as it was given.
+      std::string flags = emulated_flags() + searched(folder, own) + (learner ? learner_flags : "");
+      if (learner && !host_cpp) {
         input = work / (source.stem().string() + ".emulated.cpp");
         try {
           emulated::RewriteOptions options;
+          options.stop_at_reports = r.stop_at_reports;
           std::ofstream(input, std::ios::binary)
               << emulated::rewrite_cuda(emulated::read_source(source.string()), source.string(), options);
         } catch (const std::invalid_argument& e) {
@@ -157,12 +184,18 @@ Result build_program(const Request& r) {
         }
         flags += std::string(" ") + GPULAB_CHECKED_FLAGS;
       }
-      command = flags + where + " -x c++ -c -o " + shell_quote(object.string()) + " " + shell_quote(input.string());
+      command = flags + " -x c++ -c";
     }
+    command += " -o " + shell_quote(object.string()) + " " + shell_quote(input.string());
     command += " -MD -MF " + shell_quote(dep.string());
     if (r.verbose) result.log += command + "\n";
     link += " " + shell_quote(object.string());
-    return run_logged(command, result.log) == 0;
+    if (run_logged(command, result.log) != 0) return false;
+    // The dependency list names what was compiled (the rewritten file, the mirror): made to name
+    // the learner's files, so that the cache sees an edit of any of them, and only that.
+    std::ofstream(dep, std::ios::binary) << emulated::original_dependencies(
+        emulated::read_source(dep.string()), mirror, input.string(), fs::absolute(source).string());
+    return true;
   };
   bool ok = true;
   for (const fs::path& s : r.sources) ok = ok && compile(s, true);

@@ -14,7 +14,15 @@ struct Request {
   // Files of GPU Lab's own that call the learner's (a grading driver): compiled as they are, not
   // instrumented; on the GPU compiled by nvcc like the others.
   std::vector<std::filesystem::path> trusted_sources;
+  // As nvcc's -I and -D: folders searched for includes (after each source's own folder), and
+  // macros (NAME or NAME=VALUE), for every file.
+  std::vector<std::filesystem::path> include_dirs;
+  std::vector<std::string> defines;
   bool gpu = false;
+  // On the emulator, whether a launch fails at the checked mode's first report (the grader, whose
+  // driver reads each launch's error); else it goes on, as under compute-sanitizer, and the
+  // program exits non-zero at its end.
+  bool stop_at_reports = false;
   // The cache folder: the program lands in a sub-folder named by a hash of everything it is built
   // from, so an edit (or an edited header) rebuilds it and nothing else does.
   std::filesystem::path cache;

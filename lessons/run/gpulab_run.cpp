@@ -1,11 +1,13 @@
-// gpulab_run FILE.cu [-- ARGS...]: compiles and runs one ordinary CUDA program — main, host
-// arrays, cudaMalloc, kernel<<<...>>>(...) — on the GPU with nvcc where there is one, otherwise
-// (or with --emulated) on the CPU against GPU Lab's emulator. Build errors are the compiler's
-// messages on the learner's file and lines. Exit status: the program's own (128 + N when a
-// signal N ended it); 1 when it did not build; 2 for bad usage.
+// gpulab_run [-I DIR] [-D NAME[=VALUE]] [-o PROGRAM] FILE.cu [MORE.cu|.cpp|.c ...] [-- ARGS...]:
+// compiles and runs an ordinary CUDA program — main, host arrays, cudaMalloc,
+// kernel<<<...>>>(...), in one file or several — on the GPU with nvcc where there is one,
+// otherwise (or with --emulated) on the CPU against GPU Lab's emulator. -I, -D and -o as nvcc
+// takes them: with -o the program is built into that file and not run. Build errors are the
+// compiler's messages on the learner's files and lines. Exit status: the program's own (128 + N
+// when a signal N ended it); 1 when it did not build; 2 for bad usage.
 //
 // Builds are cached by content in $XDG_CACHE_HOME/gpulab/run (~/.cache/gpulab/run), so running
-// the same file again starts at once.
+// the same files again starts at once.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,17 +58,34 @@ int run_program(const fs::path& program, const std::vector<std::string>& args) {
   return WEXITSTATUS(status);
 }
 
+// What nvcc compiles, by the file's name.
+bool source_file(const fs::path& file) {
+  for (const char* ext : {".cu", ".cpp", ".cc", ".cxx", ".C", ".c"})
+    if (file.extension() == ext) return true;
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
       "Compiles and runs one CUDA program (a .cu file with main) on the GPU, or on the CPU "
       "against GPU Lab's emulator."};
-  std::string file;
+  std::vector<std::string> files;
   bool emulated = false, gpu = false, verbose = false, memory_report = false;
   std::string check;  // (empty: GPULAB_CHECK, else full)
-  std::vector<std::string> program_args;
-  app.add_option("file", file, "the CUDA program (.cu)")->required()->check(CLI::ExistingFile);
+  std::vector<std::string> program_args, include_dirs, defines;
+  std::string output;
+  app.add_option("files", files,
+                 "the program's source files: .cu (CUDA), .cpp, .cc or .c (host code); other words before -- are "
+                 "the program's arguments")
+      ->required();
+  // (One value each time, as nvcc takes them: -I a -I b, never -I a b.)
+  app.add_option("-I,--include-path", include_dirs, "a folder searched for #include files, as nvcc's -I")
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);
+  app.add_option("-D,--define-macro", defines, "a macro, NAME or NAME=VALUE, as nvcc's -D")->allow_extra_args(false);
+  app.add_option("-o,--output-file", output, "build the program into this file, as nvcc -o does, and do not run it");
   app.add_flag("--emulated", emulated, "run on the CPU against the emulator, even where there is a GPU");
   app.add_flag("--gpu", gpu, "run on the GPU (nvcc and a GPU needed)");
   app.add_flag("-v,--verbose", verbose, "print the compile command");
@@ -78,7 +97,6 @@ int main(int argc, char** argv) {
                "on the emulator: count each kernel's global memory requests and 32-byte sectors, shared-memory "
                "requests and bank conflicts, per kernel and source line (as Nsight Compute does on a GPU), and "
                "print them when the program ends");
-  app.add_option("args", program_args, "arguments for the program (after --)");
   app.positionals_at_end();
   // Everything after the first -- belongs to the program, whatever it looks like.
   int own = argc;
@@ -94,6 +112,31 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kUsage;
+  }
+  // Source files by their names, as nvcc tells them; a word before -- that names none is an
+  // argument for the program (gpulab_run prog.cu 4097, as earlier versions took it).
+  std::vector<fs::path> sources;
+  std::vector<std::string> words_for_program;
+  for (const std::string& f : files) {
+    if (!source_file(f)) {
+      words_for_program.push_back(f);
+      continue;
+    }
+    if (!fs::is_regular_file(f)) {
+      std::cerr << "gpulab_run: " << f << ": no such file\n";
+      return kUsage;
+    }
+    sources.emplace_back(f);
+  }
+  if (sources.empty()) {
+    std::cerr << "gpulab_run: no source file (.cu, .cpp, .cc or .c) among " << files.front()
+              << (files.size() > 1 ? " ..." : "") << "\n";
+    return kUsage;
+  }
+  program_args.insert(program_args.begin(), words_for_program.begin(), words_for_program.end());
+  if (!output.empty() && !program_args.empty()) {
+    std::cerr << "gpulab_run: -o builds the program without running it: it takes no arguments for it\n";
+    return kUsage;
   }
   if (emulated && gpu) {
     std::cerr << "gpulab_run: --emulated and --gpu exclude each other\n";
@@ -119,15 +162,27 @@ int main(int argc, char** argv) {
   }
 
   gpulab::build::Request request;
-  request.sources = {file};
+  request.sources = sources;
+  request.include_dirs.assign(include_dirs.begin(), include_dirs.end());
+  request.defines = defines;
   request.gpu = gpu;
   request.cache = gpulab::build::default_cache("run");
   request.verbose = verbose;
   const gpulab::build::Result built = gpulab::build::build_program(request);
   std::cerr << built.log;
   if (!built.ok) {
-    std::cerr << "gpulab_run: " << file << " did not build (the compiler's messages are above)\n";
+    std::cerr << "gpulab_run: " << sources.front().string() << (sources.size() > 1 ? " and the rest" : "")
+              << " did not build (the compiler's messages are above)\n";
     return kBuildFailed;
+  }
+  if (!output.empty()) {
+    std::error_code ec;
+    fs::copy_file(built.program, output, fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      std::cerr << "gpulab_run: cannot write " << output << ": " << ec.message() << "\n";
+      return kUsage;
+    }
+    return 0;
   }
   if (!gpu && !check.empty()) setenv("GPULAB_CHECK", check.c_str(), 1);  // the emulator reads it (emulator/checker.hpp)
   if (memory_report) setenv("GPULAB_MEMORY_REPORT", "1", 1);             // (emulator/memory_counter.hpp)
