@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "emulator/checker.hpp"
 #include "emulator/device.hpp"
 #include "emulator/errors.hpp"
 #include "emulator/memory.hpp"
@@ -125,7 +126,13 @@ cudaError_t pending_fault() {
   }
 }
 
+// A runtime call that fails. In a learner's program (gpulab_run) it is also said on stderr, as
+// compute-sanitizer reports a failed API call, with what the emulator saw: the program's own check
+// may print only CUDA's one-line message ("invalid argument").
 cudaError_t fail(cudaError_t code, std::string detail) {
+  if (check::launches_go_on()) {
+    std::fprintf(stderr, "========= Program hit %s on a CUDA API call: %s\n", error_message(code), detail.c_str());
+  }
   record_error(code, std::move(detail));
   return code;
 }
