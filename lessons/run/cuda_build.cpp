@@ -66,6 +66,7 @@ std::string key_of(const Request& r) {
   }
   for (const fs::path& d : r.include_dirs) all += "\n-I" + fs::absolute(d).string();
   for (const std::string& d : r.defines) all += "\n-D" + d;
+  for (const std::string& l : r.libraries) all += "\n-l" + l;
   return std::to_string(std::hash<std::string>{}(all));
 }
 
@@ -205,6 +206,9 @@ Result build_program(const Request& r) {
     // Linked without the checked mode's flags: with them the compiler would add ThreadSanitizer's
     // runtime, whose place the emulator's checks take.
     link += " -o " + shell_quote(linked.string());
+    for (const std::string& l : r.libraries) {
+      if (r.gpu || (l != "cudart" && l != "cuda" && l != "cublas")) link += " -l" + shell_quote(l);
+    }
     if (!r.gpu) link += std::string(" ") + GPULAB_EMULATOR_LIBS + " -pthread";
     if (r.verbose) result.log += link + "\n";
     ok = run_logged(link, result.log) == 0;

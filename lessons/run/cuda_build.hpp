@@ -18,6 +18,9 @@ struct Request {
   // macros (NAME or NAME=VALUE), for every file.
   std::vector<std::filesystem::path> include_dirs;
   std::vector<std::string> defines;
+  // As nvcc's -l: libraries to link. On the emulator, those it stands in for (cudart, cuda,
+  // cublas: emulator/include/cublas_v2.h on OpenBLAS) are its own.
+  std::vector<std::string> libraries;
   bool gpu = false;
   // On the emulator, whether a launch fails at the checked mode's first report (the grader, whose
   // driver reads each launch's error); else it goes on, as under compute-sanitizer, and the

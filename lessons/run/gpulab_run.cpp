@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   bool emulated = false, gpu = false, verbose = false, memory_report = false;
   std::string check;  // (empty: GPULAB_CHECK, else full)
-  std::vector<std::string> program_args, include_dirs, defines;
+  std::vector<std::string> program_args, include_dirs, defines, libraries;
   std::string output;
   app.add_option("files", files,
                  "the program's source files: .cu (CUDA), .cpp, .cc or .c (host code); other words before -- are "
@@ -85,6 +85,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory)
       ->allow_extra_args(false);
   app.add_option("-D,--define-macro", defines, "a macro, NAME or NAME=VALUE, as nvcc's -D")->allow_extra_args(false);
+  app.add_option("-l,--library", libraries,
+                 "a library to link, as nvcc's -l (on the emulator cublas is modelled on OpenBLAS; cudart is "
+                 "the emulator itself)")
+      ->allow_extra_args(false);
   app.add_option("-o,--output-file", output, "build the program into this file, as nvcc -o does, and do not run it");
   app.add_flag("--emulated", emulated, "run on the CPU against the emulator, even where there is a GPU");
   app.add_flag("--gpu", gpu, "run on the GPU (nvcc and a GPU needed)");
@@ -165,6 +169,7 @@ int main(int argc, char** argv) {
   request.sources = sources;
   request.include_dirs.assign(include_dirs.begin(), include_dirs.end());
   request.defines = defines;
+  request.libraries = libraries;
   request.gpu = gpu;
   request.cache = gpulab::build::default_cache("run");
   request.verbose = verbose;
