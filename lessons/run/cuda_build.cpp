@@ -194,8 +194,9 @@ Result build_program(const Request& r) {
     if (run_logged(command, result.log) != 0) return false;
     // The dependency list names what was compiled (the rewritten file, the mirror): made to name
     // the learner's files, so that the cache sees an edit of any of them, and only that.
-    std::ofstream(dep, std::ios::binary) << emulated::original_dependencies(
-        emulated::read_source(dep.string()), mirror, input.string(), fs::absolute(source).string());
+    const std::string listed = emulated::original_dependencies(emulated::read_source(dep.string()), mirror,
+                                                               input.string(), fs::absolute(source).string());
+    std::ofstream(dep, std::ios::binary) << listed;
     return true;
   };
   bool ok = true;

@@ -67,6 +67,16 @@ std::size_t vector_bytes(int n, int inc) {
   const std::size_t step = static_cast<std::size_t>(inc < 0 ? -inc : inc);
   return n <= 0 ? 0 : (static_cast<std::size_t>(n - 1) * step + 1) * sizeof(T);
 }
+// An argument cuBLAS refuses: it says so on stdout, as the GPU's cuBLAS does (the parameters
+// counted from the first after the handle), and the call returns CUBLAS_STATUS_INVALID_VALUE.
+inline cublasStatus_t illegal(const char* call, int parameter) {
+  char name[64] = {};
+  for (std::size_t i = 0; call[6 + i] != '\0' && i + 1 < sizeof name; ++i)  // cublasSgemm -> SGEMM
+    name[i] = static_cast<char>(call[6 + i] >= 'a' && call[6 + i] <= 'z' ? call[6 + i] - 'a' + 'A' : call[6 + i]);
+  std::printf(" ** On entry to %s  parameter number %d had an illegal value\n", name, parameter);
+  return CUBLAS_STATUS_INVALID_VALUE;
+}
+
 inline CBLAS_TRANSPOSE transpose(cublasOperation_t op) { return op == CUBLAS_OP_N ? CblasNoTrans : CblasTrans; }
 inline bool valid(cublasOperation_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
 inline int at_least_one(int n) { return n > 1 ? n : 1; }
@@ -79,10 +89,14 @@ cublasStatus_t gemm(const char* call, cublasHandle_t handle, cublasOperation_t t
   if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   const int a_rows = ta == CUBLAS_OP_N ? m : k, a_cols = ta == CUBLAS_OP_N ? k : m;
   const int b_rows = tb == CUBLAS_OP_N ? k : n, b_cols = tb == CUBLAS_OP_N ? n : k;
-  if (!valid(ta) || !valid(tb) || m < 0 || n < 0 || k < 0 || lda < at_least_one(a_rows) || ldb < at_least_one(b_rows) ||
-      ldc < at_least_one(m)) {
-    return CUBLAS_STATUS_INVALID_VALUE;
-  }
+  if (!valid(ta)) return illegal(call, 1);
+  if (!valid(tb)) return illegal(call, 2);
+  if (m < 0) return illegal(call, 3);
+  if (n < 0) return illegal(call, 4);
+  if (k < 0) return illegal(call, 5);
+  if (lda < at_least_one(a_rows)) return illegal(call, 8);
+  if (ldb < at_least_one(b_rows)) return illegal(call, 10);
+  if (ldc < at_least_one(m)) return illegal(call, 13);
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   if ((k > 0 && !in_device_memory(call, "A", a, matrix_bytes<T>(a_rows, a_cols, lda))) ||
       (k > 0 && !in_device_memory(call, "B", b, matrix_bytes<T>(b_rows, b_cols, ldb))) ||
@@ -197,8 +211,12 @@ inline cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans
                                   int incy) {
   namespace blas = gpulab::emulated::blas;
   if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!blas::valid(trans) || m < 0 || n < 0 || lda < blas::at_least_one(m) || incx == 0 || incy == 0)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!blas::valid(trans)) return blas::illegal("cublasSgemv", 1);
+  if (m < 0) return blas::illegal("cublasSgemv", 2);
+  if (n < 0) return blas::illegal("cublasSgemv", 3);
+  if (lda < blas::at_least_one(m)) return blas::illegal("cublasSgemv", 6);
+  if (incx == 0) return blas::illegal("cublasSgemv", 8);
+  if (incy == 0) return blas::illegal("cublasSgemv", 11);
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   const int xs = trans == CUBLAS_OP_N ? n : m, ys = trans == CUBLAS_OP_N ? m : n;
   if (!blas::in_device_memory("cublasSgemv", "A", a, blas::matrix_bytes<float>(m, n, lda)) ||
