@@ -22,7 +22,7 @@ namespace gpulab::build {
 namespace {
 
 // Bumped when how a program is built changes, so that nothing built the old way is reused.
-constexpr const char* kRecipe = "objects, then link; headers mirrored (4)";
+constexpr const char* kRecipe = "objects, then link; headers mirrored (5)";
 
 std::string emulated_flags() {
   return std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile -I" + GPULAB_EMULATOR_INCLUDE +
