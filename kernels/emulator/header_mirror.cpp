@@ -37,7 +37,10 @@ bool not_the_learners(const fs::path& folder, const std::vector<fs::path>& skip)
 
 // A bound on what one build mirrors: a learner's folders are small; one of thousands of headers is
 // a library checked out beside the program, whose headers are used as they are.
+// The walk is bounded too: a program in a home folder must not walk the whole of it.
 constexpr std::size_t kMostFiles = 2000;
+constexpr std::size_t kMostEntries = 20000;
+constexpr int kDeepest = 4;
 constexpr std::uintmax_t kLargestFile = 4u << 20;
 
 // The header rewritten, or "" when the rewrite adds nothing but its first lines.
@@ -84,7 +87,7 @@ fs::path mirrored(const fs::path& mirror, const fs::path& folder) {
 
 std::string mirror_learner_folders(const std::vector<fs::path>& folders, const fs::path& mirror,
                                    const std::vector<fs::path>& skip) {
-  std::size_t files = 0;
+  std::size_t files = 0, entries = 0;
   for (const fs::path& given : folders) {
     std::error_code ec;
     const fs::path folder = fs::weakly_canonical(given, ec);
@@ -92,8 +95,14 @@ std::string mirror_learner_folders(const std::vector<fs::path>& folders, const f
     fs::recursive_directory_iterator walk(folder, fs::directory_options::skip_permission_denied, ec);
     for (; !ec && walk != fs::recursive_directory_iterator(); walk.increment(ec)) {
       const fs::path& file = walk->path();
-      if (walk->is_directory(ec) && (file.filename().string().starts_with(".") || inside(file, mirror))) {
-        walk.disable_recursion_pending();  // .git and the like, and a mirror inside the folder
+      if (++entries > kMostEntries) {
+        return "gpulab: over " + std::to_string(kMostEntries) + " files in " + folder.string() +
+               " and the folders before it; headers past them are used as they are (a launch in one of them "
+               "will not build for the emulator)\n";
+      }
+      if (walk->is_directory(ec) &&
+          (file.filename().string().starts_with(".") || inside(file, mirror) || walk.depth() >= kDeepest)) {
+        walk.disable_recursion_pending();  // .git and the like, a mirror inside the folder, deep trees
         continue;
       }
       if (!walk->is_regular_file(ec) || !includable(file) || walk->file_size(ec) > kLargestFile) continue;
