@@ -29,9 +29,11 @@ endfunction()
 # the file and line of the access. Each access as the source writes it, as nvcc makes it, for the
 # memory counts (emulator/memory_counter.hpp): no vectorizer (it would merge scalar accesses that
 # nvcc keeps apart), and no scalar replacement of aggregates (it would split a float4's one 16-byte
-# load into four).
+# load into four). Each kernel is inlined into the emulator's checked and fast thread loops
+# (emulator.hpp), which position-independent code allows only where a definition cannot be
+# replaced at load time: -fno-semantic-interposition.
 set(GPULAB_CHECKED_FLAGS -g1 -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
-    --param=tsan-distinguish-volatile=1 -fno-tree-vectorize -fno-tree-sra)
+    --param=tsan-distinguish-volatile=1 -fno-tree-vectorize -fno-tree-sra -fno-semantic-interposition)
 
 # A library of kernels: CPU functions (*.cpp) and kernel files (*.cu) in plain CUDA. Each kernel
 # file builds twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++

@@ -125,13 +125,11 @@ const Precision kMixed{"mixed", mixed_step, 8.0 / 2048, 0.5, 8.0 / 2048, true};
 const Precision kTensorCores{"tensor cores", tensor_core_step, 8.0 / 2048, 0.5, 8.0 / 2048, true};
 const Precision kLibraries{"cuDNN and cuBLAS", library_step, 1e-5, 1e-5, 1e-5, false};
 
-// The steps this target runs: those with the tensor cores or NVIDIA's libraries on the GPU alone.
+// The steps this target runs: the one with NVIDIA's libraries on the GPU alone (the emulator runs
+// the tensor cores' through its <mma.h>).
 std::vector<Precision> precisions() {
-  std::vector<Precision> all{kFp32, kMixed};
-  if (kBackend == Backend::gpu) {
-    all.push_back(kTensorCores);
-    all.push_back(kLibraries);
-  }
+  std::vector<Precision> all{kFp32, kMixed, kTensorCores};
+  if (kBackend == Backend::gpu) all.push_back(kLibraries);
   return all;
 }
 

@@ -80,10 +80,19 @@ TEST_CASE("every exercise is found, its spec read, its files present", "[grading
   }
 }
 
-TEST_CASE("every stub fails its grader and every solution passes it", "[grading]") {
+// Each stub and each solution is built and graded: in parts, which ctest runs side by side.
+#define GPULAB_STUB_PART(k)                                                                              \
+  TEST_CASE("every stub fails its grader and every solution passes it: part " #k " of 4", "[grading]") { \
+    check_stubs_and_solutions(k - 1, 4);                                                                 \
+  }
+
+namespace {
+void check_stubs_and_solutions(std::size_t part, std::size_t parts) {
   REQUIRE_SOLUTIONS();
   const std::uint64_t seed = test::test_seed();
-  for (const auto& e : grading::all_exercises()) {
+  const auto& all = grading::all_exercises();
+  for (std::size_t i = part; i < all.size(); i += parts) {
+    const auto& e = all[i];
     CAPTURE(e.name, seed);
     const grading::Grade stub = grading::grade(e, e.learner_file(), emulated_options(seed));
     INFO(grading::report_text(stub));
@@ -95,35 +104,70 @@ TEST_CASE("every stub fails its grader and every solution passes it", "[grading]
     CHECK(solution.score() == 1.0);
   }
 }
+}  // namespace
 
-TEST_CASE("each buggy submission fails, with the message its file expects", "[grading]") {
-  const std::uint64_t seed = test::test_seed();
-  int files = 0;
+GPULAB_STUB_PART(1)
+GPULAB_STUB_PART(2)
+GPULAB_STUB_PART(3)
+GPULAB_STUB_PART(4)
+#undef GPULAB_STUB_PART
+
+namespace {
+
+// The corpus of buggy submissions (tests/submissions/EXERCISE/*.cu), in a fixed order.
+std::vector<std::pair<const grading::Spec*, fs::path>> buggy_submissions() {
+  std::vector<std::pair<const grading::Spec*, fs::path>> all;
   for (const auto& folder : fs::directory_iterator(kSource / "tests/submissions")) {
     if (!folder.is_directory()) continue;
     const grading::Spec* e = grading::find_exercise(folder.path().filename().string());
-    REQUIRE(e != nullptr);
-    for (const auto& file : fs::directory_iterator(folder.path())) {
-      const std::string text = read(file.path());
-      const auto expected = marked(text, "expect");
-      CAPTURE(file.path().string(), seed);
-      REQUIRE_FALSE(expected.empty());
-      grading::GradeOptions options = emulated_options(seed);
-      if (const auto limit = marked(text, "time-limit"); !limit.empty()) options.time_limit_s = std::stod(limit[0]);
-      const grading::Grade g = grading::grade(*e, file.path(), options);
-      const std::string all = grading::report_json({g});
-      INFO(grading::report_text(g));
-      CHECK_FALSE(g.passed);
-      CHECK(g.cases.size() == grading::cases_for(*e, seed).size());  // every case ran, whatever happened
-      for (const std::string& phrase : expected) {
-        CAPTURE(phrase);
-        CHECK(all.find(phrase) != std::string::npos);
-      }
-      ++files;
+    if (e == nullptr) throw std::runtime_error("tests/submissions: no exercise " + folder.path().string());
+    for (const auto& file : fs::directory_iterator(folder.path())) all.emplace_back(e, file.path());
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return all;
+}
+
+// Submission i of the corpus, for i % parts == part: each is built and graded (a build and a
+// run of every case, some to their time limit), so the corpus is graded in parts that ctest runs
+// side by side.
+void grade_buggy_submissions(std::size_t part, std::size_t parts) {
+  const std::uint64_t seed = test::test_seed();
+  const auto all = buggy_submissions();
+  for (std::size_t i = part; i < all.size(); i += parts) {
+    const auto& [e, file] = all[i];
+    const std::string text = read(file);
+    const auto expected = marked(text, "expect");
+    CAPTURE(file.string(), seed);
+    REQUIRE_FALSE(expected.empty());
+    grading::GradeOptions options = emulated_options(seed);
+    if (const auto limit = marked(text, "time-limit"); !limit.empty()) options.time_limit_s = std::stod(limit[0]);
+    const grading::Grade g = grading::grade(*e, file, options);
+    const std::string all_text = grading::report_json({g});
+    INFO(grading::report_text(g));
+    CHECK_FALSE(g.passed);
+    CHECK(g.cases.size() == grading::cases_for(*e, seed).size());  // every case ran, whatever happened
+    for (const std::string& phrase : expected) {
+      CAPTURE(phrase);
+      CHECK(all_text.find(phrase) != std::string::npos);
     }
   }
-  CHECK(files >= 15);
 }
+
+}  // namespace
+
+TEST_CASE("the corpus of buggy submissions has at least 15 files, each under a known exercise", "[grading]") {
+  CHECK(buggy_submissions().size() >= 15);
+}
+
+#define GPULAB_BUGGY_PART(k)                                                                                   \
+  TEST_CASE("each buggy submission fails, with the message its file expects: part " #k " of 4", "[grading]") { \
+    grade_buggy_submissions(k - 1, 4);                                                                         \
+  }
+GPULAB_BUGGY_PART(1)
+GPULAB_BUGGY_PART(2)
+GPULAB_BUGGY_PART(3)
+GPULAB_BUGGY_PART(4)
+#undef GPULAB_BUGGY_PART
 
 TEST_CASE("a class of three is graded into a gradebook: a solution, a stub, a wild write", "[grading][cli]") {
   REQUIRE_SOLUTIONS();

@@ -12,6 +12,7 @@
 #include "07_tiny_network/device_steps.hpp"
 #include "07_tiny_network/training.hpp"
 #include "common/targets.hpp"
+#include "emulator/checker.hpp"
 #include "mlp/mlp.hpp"
 #include "mlp/mlp_data.hpp"
 #include "mlp/mlp_train.hpp"
@@ -151,8 +152,10 @@ TEST_CASE("every GPU step trains two moons and spirals with the CPU's loss curve
 }
 #else
 // The emulator runs a launch's threads one after another: whole runs take the fused step with a
-// small block, and the register kernel (every variant's single step is checked above).
+// small block, and the register kernel, on the emulator's fast path (every variant's single step
+// is checked above, in the checked mode).
 TEST_CASE("the emulated fused steps train two moons and spirals with the CPU's loss curve", "[mlp]") {
+  const emulated::check::UseLevel fast_path(emulated::check::Level::off);
   check_training(kMoons, "fused_64");
   check_training(kSpirals, "fused_64");
   check_training(kMoonsSmall, "fused_registers");

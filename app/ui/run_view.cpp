@@ -149,8 +149,7 @@ void AppWindow::draw_results_table() {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.variant.c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.backend == Backend::emulated ? "emulated (CPU)"
-                                                          : std::string(to_string(r.backend)).c_str());
+    ImGui::TextUnformatted(backend_text(r).c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%lld", static_cast<long long>(r.problem.n));
     ImGui::TableNextColumn();

@@ -411,12 +411,36 @@ void at_program_exit() {
 
 }  // namespace
 
-Level level() {
+Level launch_level = Level::off;
+bool hooks_on = false;
+
+namespace {
+thread_local constinit int chosen_level = -1;  // a UseLevel's, or -1
+}
+
+Level default_level() {
   static const Level chosen = [] {
     const char* env = std::getenv("GPULAB_CHECK");
-    return env != nullptr && std::string(env) == "memcheck" ? Level::memcheck : Level::full;
+    const std::string name = env != nullptr ? env : "";
+    return name == "memcheck" ? Level::memcheck : name == "off" ? Level::off : Level::full;
   }();
   return chosen;
+}
+
+Level level() { return chosen_level >= 0 ? static_cast<Level>(chosen_level) : default_level(); }
+
+UseLevel::UseLevel(Level level) : previous_(chosen_level) { chosen_level = static_cast<int>(level); }
+UseLevel::~UseLevel() { chosen_level = previous_; }
+
+std::string_view to_string(Level level) {
+  switch (level) {
+    case Level::off:
+      return "off";
+    case Level::memcheck:
+      return "memcheck";
+    default:
+      return "full";
+  }
 }
 
 void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
@@ -456,11 +480,22 @@ void begin_launch(const char* kernel) {
   s.seen.clear();
   s.volatile_kernel = false;
   s.launch_used_atomics = false;
+  // A profiler's counts and the shared-memory steps come through the checks: at least memcheck.
+  Level chosen = level();
+  if (chosen == Level::off && (memory_counter::counting() || shared_steps::recording())) chosen = Level::memcheck;
+  launch_level = chosen;
+  hooks_on = chosen != Level::off;
 }
 
 std::uint32_t launch_number() { return state().launch.load(); }
 
 std::string end_launch() {
+  // What a launch without checks wrote, racecheck and initcheck did not see: the live buffers'
+  // records of who wrote what are dropped (their bounds are still checked), so a later checked
+  // launch reports no uninitialised read of what that launch wrote.
+  if (launch_level == Level::off) forget_writers();
+  launch_level = Level::off;
+  hooks_on = false;
   State& s = state();
   std::lock_guard lock(s.mutex);
   std::string text = s.first_report;

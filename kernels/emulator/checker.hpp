@@ -19,15 +19,43 @@
 // whole (gpulab_run) goes on, as under compute-sanitizer, and exits non-zero at its end. A wild
 // access stops its thread and fails the launch in both.
 // GPULAB_CHECK=memcheck keeps only the bounds checks (faster); the default is all four.
+// GPULAB_CHECK=off, or a UseLevel scope, is the fast path: the instrumentation's calls return at
+// once, so a launch runs at nearly the speed of the same code compiled without it — no reports, no
+// memory counts, a wild write not stopped. GPU Lab's lessons time their emulated repetitions on it
+// (after a checked first run); gpulab_run, the grader and the tests of the checks never use it.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace gpulab::emulated::check {
 
-enum class Level { memcheck, full };
+enum class Level { off, memcheck, full };
+// The level the calling thread's launches run at: its innermost UseLevel, else GPULAB_CHECK
+// (off, memcheck or full), else full.
 Level level();
-inline bool tracking() { return level() == Level::full; }
+// The process's level (GPULAB_CHECK, else full): buffers get racecheck's and initcheck's records
+// when it is full, whatever level a launch later runs at.
+Level default_level();
+// Chooses the level of the calling thread's launches while it lives (they nest).
+class UseLevel {
+ public:
+  explicit UseLevel(Level level);
+  ~UseLevel();
+  UseLevel(const UseLevel&) = delete;
+  UseLevel& operator=(const UseLevel&) = delete;
+
+ private:
+  int previous_;
+};
+std::string_view to_string(Level level);
+
+// The running launch's level (one launch runs at a time), and whether its accesses reach the
+// checks at all: what the instrumentation's calls read first (sanitizer_hooks.cpp). Off outside
+// launches, so host code in a kernel file pays only the call.
+extern Level launch_level;
+extern bool hooks_on;
+inline bool tracking() { return launch_level == Level::full; }
 
 // The writer recorded for bytes the host wrote (cudaMemcpy, cudaMemset): initialised, no thread's.
 inline constexpr std::uint64_t kHostWriter = 0xF;

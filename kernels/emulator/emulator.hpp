@@ -7,9 +7,12 @@
 // static __shared__ (per block) and `extern __shared__` (the launch's dynamic shared memory),
 // __syncthreads() and its _count/_and/_or forms, __syncwarp(), warp shuffles, votes, matches and
 // reductions with CUDA's masks (only the lanes a mask names take part), atomics with CUDA's
-// overloads, memory fences, vector types, and the math, bit and conversion intrinsics.
-// Not modelled: tensor cores, launches from inside a kernel, grid-wide synchronisation, and
-// timing — emulated times are CPU times. Launches run in order, each to its end.
+// overloads, memory fences, vector types, the math, bit and conversion intrinsics, and the
+// tensor cores' WMMA fragments (include/mma.h).
+// Not modelled: the tensor cores' PTX (mma.sync, ldmatrix, wgmma), launches from inside a kernel,
+// grid-wide synchronisation, and timing — emulated times are CPU times. Launches run in order,
+// each to its end, on the checked thread loop or the fast one (run_threads_fast, by the launch's
+// level: checker.hpp).
 #include <math.h>  // expf, fmaf, sqrtf, ... in the global namespace, as kernels call them
 
 #include <algorithm>
@@ -48,6 +51,13 @@
 
 // ---- qualifiers
 #define __global__
+// What the source rewrite puts after __global__ where a kernel is defined (rewrite.hpp): the kernel
+// is inlined into both of the emulator's thread loops, the checked one, whose accesses the
+// instrumentation hands to the checks, and the fast one, compiled without it (run_threads_fast
+// below). (GCC warns that a function not declared inline might not be inlinable: the emulator
+// calls it only where it is.)
+#define GPULAB_INLINED_KERNEL __attribute__((always_inline))
+#pragma GCC diagnostic ignored "-Wattributes"
 #define __device__
 #define __host__
 #define __constant__
@@ -220,31 +230,47 @@ bool thread_ended(unsigned linear);
 // Runs threads from `from` until one waits or all have run; returns the number of the next
 // thread it did not start. A template, so that the kernel's call is inlined into the loop.
 template <typename Body>
-unsigned run_threads(const void* body, const Starts& from) {
+[[gnu::always_inline]] inline unsigned thread_loop(const void* body, const Starts& from) {
   const Body& kernel = *static_cast<const Body*>(body);
-  unsigned t = from.next;
-  uint3 idx = from.idx;
-  while (t < from.count) {
+  // (The index in three scalars, each stored on its own: a uint3 copied whole is reloaded wider
+  // than it was stored, which stalls the loop on every thread.)
+  unsigned t = from.next, x = from.idx.x, y = from.idx.y, z = from.idx.z;
+  const unsigned count = from.count, dim_x = from.dim.x, dim_y = from.dim.y;
+  while (t < count) {
     running_linear = t;
     running_thread = nullptr;
-    ::threadIdx = idx;
+    ::threadIdx.x = x, ::threadIdx.y = y, ::threadIdx.z = z;
     try {
       kernel();
     } catch (...) {
       thread_threw();
     }
     if ((running_thread != nullptr || *from.counting) && thread_ended(t)) return t + 1;
-    if (++idx.x == from.dim.x) {  // the next thread's index, without a division
-      idx.x = 0;
-      if (++idx.y == from.dim.y) idx.y = 0, ++idx.z;
+    if (++x == dim_x) {  // the next thread's index, without a division
+      x = 0;
+      if (++y == dim_y) y = 0, ++z;
     }
     ++t;
   }
   return t;
 }
+// The loop twice: checked, where the kernel's accesses call the checks (the kernel file is built
+// with the instrumentation), and fast, where the same kernel, inlined into a function the
+// instrumentation leaves alone, runs as plain compiled code.
+template <typename Body>
+unsigned run_threads(const void* body, const Starts& from) {
+  return thread_loop<Body>(body, from);
+}
+template <typename Body>
+[[gnu::no_sanitize_thread]] unsigned run_threads_fast(const void* body, const Starts& from) {
+  return thread_loop<Body>(body, from);
+}
 using ThreadLoop = unsigned (*)(const void* body, const Starts& from);
+struct ThreadLoops {
+  ThreadLoop checked, fast;
+};
 
-void launch_threads(const char* kernel, const char* file, int line, ThreadLoop loop, const void* body, dim3 grid,
+void launch_threads(const char* kernel, const char* file, int line, ThreadLoops loops, const void* body, dim3 grid,
                     dim3 block, std::size_t shared_bytes, cudaStream_t stream);
 
 }  // namespace detail
@@ -255,17 +281,19 @@ void launch_threads(const char* kernel, const char* file, int line, ThreadLoop l
 // kernel is what the next cudaGetLastError() returns.
 // A launch's arguments, evaluated once where the launch is, as a GPU launch copies them into the
 // kernel's parameters: what each thread's call of the kernel receives (see rewrite.hpp).
+// (Inlined, as the rewrite's call of the kernel and the kernel are, into both thread loops.)
 template <typename Call, typename... Args>
 auto arguments_once(const Call& call, Args&&... args) {
-  return [call, arguments = std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)] {
-    std::apply(call, arguments);
+  return [ call, ... arguments = std::decay_t<Args>(std::forward<Args>(args)) ]() __attribute__((always_inline)) {
+    call(arguments...);
   };
 }
 
 template <typename Body>
 void launch_kernel(const char* kernel, const char* file, int line, const Body& body, dim3 grid, dim3 block,
                    std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
-  detail::launch_threads(kernel, file, line, &detail::run_threads<Body>, &body, grid, block, shared_bytes, stream);
+  detail::launch_threads(kernel, file, line, {&detail::run_threads<Body>, &detail::run_threads_fast<Body>}, &body, grid,
+                         block, shared_bytes, stream);
 }
 
 }  // namespace gpulab::emulated

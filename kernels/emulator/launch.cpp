@@ -86,7 +86,7 @@ void note_volatile(const char* file, int line) {
                file, line);
 }
 
-void detail::launch_threads(const char* kernel, const char* file, int line, ThreadLoop loop, const void* body,
+void detail::launch_threads(const char* kernel, const char* file, int line, ThreadLoops loops, const void* body,
                             dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t /*launches run in order*/) {
   const auto failed = [&](cudaError_t code, const std::string& why) {
     record_error(code, launch_failure(kernel, dims(grid), dims(block), shared_bytes, file, line,
@@ -114,7 +114,7 @@ void detail::launch_threads(const char* kernel, const char* file, int line, Thre
     ~CountingEnds() { memory_counter::end_launch(); }
   } counting_ends;
   try {
-    run_blocks(grid, block, shared_bytes, loop, body);
+    run_blocks(grid, block, shared_bytes, check::launch_level == check::Level::off ? loops.fast : loops.checked, body);
   } catch (const KernelFault& e) {
     check::end_launch();
     failed(e.code, e.what());

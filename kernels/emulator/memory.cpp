@@ -72,7 +72,7 @@ Arena& arena() {
 }
 
 GlobalCell* make_cells(std::size_t bytes) {
-  if (!check::tracking() || bytes == 0) return nullptr;
+  if (check::level() != check::Level::full || bytes == 0) return nullptr;
   const std::size_t size = round_up((bytes + 3) / 4 * sizeof(GlobalCell), kPage);
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
@@ -186,6 +186,12 @@ void note_host_write(const void* p, std::size_t bytes) {
   if (a == nullptr || a->cells == nullptr) return;
   const std::size_t first = (begin - a->begin) / 4, last = (begin - a->begin + bytes - 1) / 4;
   for (std::size_t g = first; g <= last; ++g) a->cells[g] = GlobalCell{check::kHostWriter, 0, 0};
+}
+
+void forget_writers() {
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  for (const auto& [start, a] : ar.live) drop_cells(*a);
 }
 
 std::string describe_leaks() {

@@ -55,6 +55,9 @@ struct Nearest {
 Nearest nearest_allocation(std::uintptr_t a);
 // Host-side writes (copies, memsets): the bytes are initialised for initcheck.
 void note_host_write(const void* p, std::size_t bytes);
+// After a launch that ran without checks: every live buffer loses its racecheck and initcheck
+// records, as what that launch wrote is unknown (bounds are still checked).
+void forget_writers();
 // Buffers still allocated, for the leak note at exit.
 std::string describe_leaks();
 

@@ -464,6 +464,7 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
   // In a backend's build, a call of one of the file's own launchers names that build's, qualified:
   // the header's declaration of the launcher's one name (gpulab::X::name) would otherwise be found
   // too, by argument-dependent lookup, and make the call ambiguous.
+  std::vector<std::pair<std::size_t, std::size_t>> kernel_bodies;  // where the file's kernels are defined
   std::vector<Launcher> own;
   if (!options.backend_namespace.empty()) {
     try {
@@ -510,6 +511,25 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
       }
     }
     if (!options.emulated) continue;
+    // __global__ void kernel(...) { -> __global__ GPULAB_INLINED_KERNEL void kernel(...) {: a kernel's
+    // definition is inlined into the emulator's checked and fast thread loops (emulator.hpp).
+    if (word_at(i, "__global__")) {
+      int depth = 0;
+      std::size_t end = i + 10;
+      for (; end < s.size(); ++end) {
+        if (!code[end]) continue;
+        if (s[end] == '(') ++depth;
+        if (s[end] == ')') --depth;
+        if (depth == 0 && (s[end] == '{' || s[end] == ';')) break;
+      }
+      if (end < s.size() && s[end] == '{') {
+        edits.push_back({i + 10, i + 10, " GPULAB_INLINED_KERNEL"});
+        if (const std::size_t close = match_forward(s, code, end); close != std::string::npos) {
+          kernel_bodies.emplace_back(end, close);
+        }
+      }
+      continue;
+    }
     // extern __shared__ T name[];  ->  T (&name)[] = ::gpulab::emulated::dynamic_shared<T>();
     if (word_at(i, "extern") && word_at(skip_space(i + 6), "__shared__")) {
       std::size_t semicolon = i;
@@ -605,10 +625,16 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
     const std::string inner = args.substr(1, args.size() - 2);
     const bool no_arguments = std::all_of(inner.begin(), inner.end(),
                                           [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
-    std::string text =
-        "::gpulab::emulated::launch_kernel(\"" + one_line(kernel) +
-        "\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once([&](const auto&... gpulab_arguments) { " + kernel +
-        "(gpulab_arguments...); }" + (no_arguments ? "" : ", ") + inner + "), " + config + ")";
+    // The call of the kernel is inlined into the emulator's thread loops, as the kernel is; not a
+    // launch inside a kernel (which the emulator refuses as it runs): a kernel that launches
+    // itself would be inlined into itself.
+    const bool in_kernel = std::any_of(kernel_bodies.begin(), kernel_bodies.end(),
+                                       [&](const auto& body) { return start > body.first && start < body.second; });
+    std::string text = "::gpulab::emulated::launch_kernel(\"" + one_line(kernel) +
+                       "\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once([&](const auto&... "
+                       "gpulab_arguments)" +
+                       (in_kernel ? "" : " __attribute__((always_inline))") + " { " + kernel +
+                       "(gpulab_arguments...); }" + (no_arguments ? "" : ", ") + inner + "), " + config + ")";
     // Lines kept: the newlines of what was between the pieces come after the call.
     const auto newlines = [](std::string_view t) { return std::count(t.begin(), t.end(), '\n'); };
     const long lost = newlines(std::string_view(s).substr(start, args_end - start)) - newlines(kernel) -

@@ -10,7 +10,11 @@
 //                         grid, block, shared, stream)
 //                     (the arguments are evaluated once, on the host, as a GPU copies them into the
 //                     kernel's parameters; each CUDA thread calls the kernel with those copies, as a
-//                     GPU thread starts; default and deduced template arguments work as in any call)
+//                     GPU thread starts; default and deduced template arguments work as in any call;
+//                     the lambda is always_inline, outside kernels)
+//                     __global__ void kernel(...) { ... }
+//                  -> __global__ GPULAB_INLINED_KERNEL void kernel(...) { ... }
+//                     (a definition is inlined into the emulator's checked and fast thread loops)
 //                     extern __shared__ float s[];
 //                  -> float (&s)[] = ::gpulab::emulated::dynamic_shared<float>("s", "float");
 //                     (the launch's dynamic shared memory: the emulator's per-block buffer; at

@@ -34,12 +34,6 @@ Window& window() {
   w->usable_begin = w->reserved_begin + kLead;
   w->usable_end = w->usable_begin + kUsable;
   if (mprotect(reinterpret_cast<void*>(w->usable_begin), kUsable, PROT_READ | PROT_WRITE) != 0) throw std::bad_alloc();
-  if (check::tracking()) {
-    void* cells = mmap(nullptr, kUsable / 4 * sizeof(Cell), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (cells == MAP_FAILED) throw std::bad_alloc();
-    w->cells = static_cast<Cell*>(cells);
-  }
   w->arrays.reserve(16);
   current_window = w;
   window_begin = w->reserved_begin, window_end = w->reserved_end;
@@ -50,6 +44,12 @@ Window& window() {
 
 void begin_block(std::size_t dynamic_bytes) {
   Window& w = window();
+  if (check::tracking() && w.cells == nullptr) {  // racecheck's records, from the first launch that wants them
+    void* cells = mmap(nullptr, kUsable / 4 * sizeof(Cell), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (cells == MAP_FAILED) throw std::bad_alloc();
+    w.cells = static_cast<Cell*>(cells);
+  }
   w.arrays.clear();
   w.arrays.push_back({w.usable_begin, dynamic_bytes, nullptr});
   std::memset(reinterpret_cast<void*>(w.usable_begin), kPoison, dynamic_bytes);

@@ -96,6 +96,8 @@ std::vector<Trace> stop() {
   return std::move(s.traces);
 }
 
+bool recording() { return state().on.load(); }
+
 void begin_launch(const char* kernel, unsigned threads_per_block) {
   State& s = state();
   if (!s.on) return;

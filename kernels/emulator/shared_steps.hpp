@@ -49,6 +49,7 @@ void start(std::uint64_t block = 0, std::size_t launches = 8, std::size_t max_ac
 std::vector<Trace> stop();
 
 // The emulator's hooks (launch.cpp, checker.cpp, scheduler.cpp).
+bool recording();  // between start() and the end of its recording
 void begin_launch(const char* kernel, unsigned threads_per_block);
 void note(std::uintptr_t address, std::size_t size, bool write);  // an in-bounds shared access
 void barrier_fell(const char* file, int line);                    // by the block's last arrival

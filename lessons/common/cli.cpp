@@ -178,7 +178,10 @@ void print_header(std::FILE* out, const Lesson& lesson, const DeviceInfo& device
     fmt::print(out, "GPU: none ({})\n", device.reason);
   }
   if (emulated_runs) {
-    fmt::print(out, "Emulated: {}, checked mode on; rows marked 'emulated (CPU)' are CPU times, not GPU times\n",
+    fmt::print(out,
+               "Emulated: {}; each row's first run is checked (compute-sanitizer's checks) and checks the answer, "
+               "its timed runs are the fast path (no checks): 'emulated (CPU, fast)' rows are CPU times, not GPU "
+               "times\n",
                emulated::device().name);
     if (!device.available) fmt::print(out, "Emulated limits: {}\n", limits_text(emulated::device()));
   }

@@ -59,6 +59,9 @@ struct RunOptions {
   // Emulated runs: count the first run's memory requests, sectors and bank conflicts
   // (emulator/memory_counter.hpp); `count_warps` keeps each warp's too (the thread map's colours).
   bool count_memory = false, count_warps = false;
+  // Emulated runs: the warm-up and timed repetitions run on the emulator's fast path (no checks:
+  // emulator/checker.hpp), after the first run, which is checked and checks the answer.
+  bool fast_timing = true;
 };
 
 // The milliseconds of one repetition's phases: copies in, compute, copies out, and end to end.

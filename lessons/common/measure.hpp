@@ -26,6 +26,7 @@ struct Measurement {
   Stats h2d, kernel, d2h, total;
   std::vector<emulated::KernelTraffic> memory;  // the first run's, when counted
   bool cancelled = false;
+  bool timed_on_fast_path = false;  // emulated: the timed repetitions ran without the checks
 };
 
 // Times the phases between marks 0..3 (before upload, after upload, after compute, after download).

@@ -119,9 +119,12 @@ std::string peak_text(const Result& r) {
   return "—";
 }
 
-std::string backend_text(Backend b) { return b == Backend::emulated ? "emulated (CPU)" : std::string(to_string(b)); }
-
 }  // namespace
+
+std::string backend_text(const Result& r) {
+  if (r.backend != Backend::emulated) return std::string(to_string(r.backend));
+  return r.fast_path ? "emulated (CPU, fast)" : "emulated (CPU)";
+}
 
 std::string format_table(const std::vector<Result>& results) {
   std::vector<std::string> head = {"variant",          "backend",   "n",    "block", "kernel",
@@ -129,9 +132,9 @@ std::string format_table(const std::vector<Result>& results) {
                                    "GFLOP/s",          "% of peak", "check"};
   std::vector<std::vector<std::string>> rows;
   for (const Result& r : results) {
-    rows.push_back({r.variant, backend_text(r.backend), dims_text(r.problem),
-                    r.block > 0 ? std::to_string(r.block) : "—", opt_ms(r.kernel), spread(r.kernel), opt_ms(r.h2d),
-                    opt_ms(r.d2h), opt_ms(r.total), rate(r.gbps), rate(r.gflops), peak_text(r), check_text(r)});
+    rows.push_back({r.variant, backend_text(r), dims_text(r.problem), r.block > 0 ? std::to_string(r.block) : "—",
+                    opt_ms(r.kernel), spread(r.kernel), opt_ms(r.h2d), opt_ms(r.d2h), opt_ms(r.total), rate(r.gbps),
+                    rate(r.gflops), peak_text(r), check_text(r)});
   }
   // The occupancy column only where some variant reports it (lesson 02's block-size sweep).
   if (std::any_of(results.begin(), results.end(), [](const Result& r) { return r.occupancy.has_value(); })) {
@@ -183,7 +186,8 @@ nlohmann::ordered_json record(const Result& r) {
   // Never pass emulated times off as GPU times.
   j["timed_on"] = r.backend == Backend::gpu   ? "gpu (CUDA events)"
                   : r.backend == Backend::cpu ? "cpu"
-                                              : "cpu (emulating the GPU kernel)";
+                  : r.fast_path               ? "cpu (emulating the GPU kernel, fast path: no checks)"
+                                              : "cpu (emulating the GPU kernel, checked)";
   j["n"] = r.problem.n;
   nlohmann::ordered_json sizes = nlohmann::ordered_json::object();
   for (const auto& [name, value] : r.problem.dims) sizes[name] = value;

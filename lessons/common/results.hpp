@@ -39,6 +39,8 @@ struct Result {
   std::optional<double> percent_of_fp32_peak;
   std::optional<double> occupancy;  // theoretical occupancy of the kernel, where reported
   double rel_error = 0;
+  // Emulated: the timings are of the emulator's fast path (no checks), after a checked first run.
+  bool fast_path = false;
   // Emulated, with --memory-report: each kernel's memory requests, sectors and bank conflicts.
   std::vector<emulated::KernelTraffic> memory;
 };
@@ -56,6 +58,9 @@ struct Report {
 std::string dims_text(const Problem& p);
 // "n = 1000", or the shape where the problem has several sizes: for messages.
 std::string problem_label(const Problem& p);
+// The backend as a row shows it: emulated rows say they are CPU times, and when they timed the
+// emulator's fast path.
+std::string backend_text(const Result& r);
 std::string format_table(const std::vector<Result>& results);
 std::string format_csv(const std::vector<Result>& results);
 std::string format_json(const Report& report);

@@ -53,6 +53,7 @@ void fill_from(Result& r, const Measurement& m, const Counts& counts, bool tenso
     r.rel_error = std::max(m.first_check.rel_error, m.final_check.rel_error);
   }
   r.memory = m.memory;
+  r.fast_path = m.timed_on_fast_path;
   if (m.samples.empty()) return;
   r.kernel = m.kernel;
   r.total = m.total;

@@ -94,9 +94,10 @@ int main(int argc, char** argv) {
   app.add_flag("--gpu", gpu, "run on the GPU (nvcc and a GPU needed)");
   app.add_flag("-v,--verbose", verbose, "print the compile command");
   app.add_option("--check", check,
-                 "the emulator's checked mode: full (memcheck, racecheck, initcheck, synccheck) or memcheck "
-                 "(bounds only, faster); the same as GPULAB_CHECK")
-      ->check(CLI::IsMember({"full", "memcheck"}));
+                 "the emulator's checked mode: full (memcheck, racecheck, initcheck, synccheck), memcheck "
+                 "(bounds only, faster) or off (the fast path: no checks, a wild write not stopped); the same as "
+                 "GPULAB_CHECK")
+      ->check(CLI::IsMember({"full", "memcheck", "off"}));
   app.add_flag("--memory-report", memory_report,
                "on the emulator: count each kernel's global memory requests and 32-byte sectors, shared-memory "
                "requests and bank conflicts, per kernel and source line (as Nsight Compute does on a GPU), and "

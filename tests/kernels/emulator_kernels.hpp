@@ -29,6 +29,9 @@ void extremes(std::span<const int> in, std::span<int> extremes);
 void record_indices(std::span<unsigned> out, Dims grid, Dims block);
 // C = A B for n x n matrices, 16 x 16 tiles in shared memory.
 void tiled_matmul(std::span<const float> a, std::span<const float> b, std::span<float> c, int n);
+// The same C = A B on the CPU, in host code of this kernel file (tests/kernels/cpu_multiply.hpp):
+// `a`, `b` and `c` are host memory.
+void cpu_multiply_in_kernel_file(std::span<const float> a, std::span<const float> b, std::span<float> c, int n);
 // Writes `extra` elements past the end of `out` (no bounds guard): checked mode reports it.
 void write_past_end(std::span<float> out, int extra);
 // Writes through a wild pointer (an address on no page of the process) from one warp.
