@@ -110,10 +110,26 @@ function(gpulab_add_kernels name)
   endforeach()
   target_sources(${name} PRIVATE ${dispatch_sources})
   if(emulated_sources)
+    # The folder's own .cuh headers (device functions, inline PTX), rewritten as its .cu files are
+    # and found first: kernels/mixed/mma_fragments.cuh is included as "mixed/mma_fragments.cuh".
+    get_filename_component(folder ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+    set(header_mirror ${CMAKE_CURRENT_BINARY_DIR}/emulated_headers)
+    file(GLOB cuda_headers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cuh)
+    set(emulated_headers)
+    foreach(header IN LISTS cuda_headers)
+      get_filename_component(header_name ${header} NAME)
+      set(rewritten ${header_mirror}/${folder}/${header_name})
+      add_custom_command(OUTPUT ${rewritten}
+        COMMAND gpulab_cuda_rewrite --emulated --header ${header} ${rewritten}
+        DEPENDS ${header} gpulab_cuda_rewrite
+        COMMENT "Rewriting ${folder}/${header_name} for the emulator" VERBATIM)
+      list(APPEND emulated_headers ${rewritten})
+    endforeach()
     # Its own object library: the emulator's include folder first and the CUDA toolkit's not at
     # all, so <cuda_runtime.h> is the emulator's.
-    add_library(${name}_emulated OBJECT ${emulated_sources})
+    add_library(${name}_emulated OBJECT ${emulated_sources} ${emulated_headers})
     target_include_directories(${name}_emulated PRIVATE ${PROJECT_SOURCE_DIR}/kernels/emulator/include
+                               ${header_mirror} ${header_mirror}/${folder}
                                ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
     # (`#pragma unroll` is for nvcc; GCC ignores it.)
     target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas ${GPULAB_CHECKED_FLAGS})

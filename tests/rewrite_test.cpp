@@ -100,3 +100,33 @@ __global__ void kernel(unsigned* y) {
   CHECK_THAT(out, Contains("auto& scale = ::gpulab::emulated::static_shared<float>"));
   CHECK(count(out, "__shared__") == 0);
 }
+
+TEST_CASE("a kernel's definition is inlined into the emulator's thread loops, and its inline PTX runs there",
+          "[rewrite]") {
+  const std::string source = R"(__global__ void kernel(float* c, unsigned a, unsigned b);
+__global__ void __launch_bounds__(256) kernel(float* c, unsigned a, unsigned b) {
+  unsigned r[2];
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, {%2, %3};"
+               : "+f"(c[0]), "=r"(r[0])
+               : "r"(a), "r"(b));
+  asm("bar.sync 0;" ::);
+  asm volatile("wgmma.fence;" : GPULAB_OUTPUTS : "l"(a));
+}
+void host(float* c) { kernel<<<1, 32>>>(c, 1u, 2u); }
+)";
+  RewriteOptions options;
+  const std::string out = rewrite_cuda(source, "kernel.cu", options);
+  // The declaration stays as it is; the definition is marked; the launch's call is inlined too.
+  CHECK(count(out, "GPULAB_INLINED_KERNEL") == 1);
+  CHECK_THAT(out, Contains("__global__ GPULAB_INLINED_KERNEL void __launch_bounds__(256) kernel("));
+  CHECK_THAT(out, Contains("gpulab_arguments) __attribute__((always_inline))"));
+  CHECK_THAT(out, Contains("::gpulab::emulated::ptx::run(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, "
+                           "{%2, %3};\", {::gpulab::emulated::ptx::inout(c[0]), ::gpulab::emulated::ptx::out(r[0]), "
+                           "::gpulab::emulated::ptx::in(a), ::gpulab::emulated::ptx::in(b)})"));
+  CHECK_THAT(out, Contains("::gpulab::emulated::ptx::run(\"bar.sync 0;\", {})"));
+  CHECK_THAT(out, Contains("::gpulab::emulated::ptx::unreadable(__FILE__, __LINE__)"));
+  CHECK(count(out, "asm") == 0);
+  // Every line where it was: `void host` on the same line after the `#line 1` as in the source.
+  const std::string body = out.substr(out.find('\n', out.find("#line 1")) + 1);
+  CHECK(count(body.substr(0, body.find("void host")), "\n") == count(source.substr(0, source.find("void host")), "\n"));
+}

@@ -1,4 +1,4 @@
-// gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT: the build's step
+// gpulab_cuda_rewrite [--emulated] [--header] [--namespace gpu|emulated] INPUT.cu OUTPUT: the build's step
 // before compiling a CUDA file for a target (see emulator/rewrite.hpp).
 // gpulab_cuda_rewrite --dispatch [--gpu] [--emulated | --needs WHAT] INPUT.cu OUTPUT.cpp: the one
 // name of each of its launchers, calling the build of the thread's device backend.
@@ -50,6 +50,8 @@ int main(int argc, char** argv) try {
     } else if (arg == "--emulated") {
       options.emulated = true;
       dispatch.emulated = true;
+    } else if (arg == "--header") {
+      options.header = true;
     } else if (arg == "--namespace" && i + 1 < argc) {
       options.backend_namespace = argv[++i];
     } else if (input.empty()) {
@@ -62,7 +64,7 @@ int main(int argc, char** argv) try {
     }
   }
   if (input.empty() || output.empty()) {
-    std::cerr << "usage: gpulab_cuda_rewrite [--emulated] [--namespace gpu|emulated] INPUT.cu OUTPUT\n"
+    std::cerr << "usage: gpulab_cuda_rewrite [--emulated] [--header] [--namespace gpu|emulated] INPUT.cu OUTPUT\n"
                  "       gpulab_cuda_rewrite --dispatch [--gpu] [--emulated | --needs WHAT] INPUT.cu OUTPUT.cpp\n"
                  "       gpulab_cuda_rewrite --mirror MIRROR [--skip FOLDER]... FOLDER...\n";
     return 2;

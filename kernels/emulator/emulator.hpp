@@ -8,8 +8,8 @@
 // __syncthreads() and its _count/_and/_or forms, __syncwarp(), warp shuffles, votes, matches and
 // reductions with CUDA's masks (only the lanes a mask names take part), atomics with CUDA's
 // overloads, memory fences, vector types, the math, bit and conversion intrinsics, and the
-// tensor cores' WMMA fragments (include/mma.h).
-// Not modelled: the tensor cores' PTX (mma.sync, ldmatrix, wgmma), launches from inside a kernel,
+// tensor cores' WMMA fragments (include/mma.h) and their PTX mma.sync and ldmatrix (ptx.hpp).
+// Not modelled: Hopper's wgmma and TMA, other inline PTX, launches from inside a kernel,
 // grid-wide synchronisation, and timing — emulated times are CPU times. Launches run in order,
 // each to its end, on the checked thread loop or the fast one (run_threads_fast, by the launch's
 // level: checker.hpp).
@@ -37,6 +37,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "emulator/ptx.hpp"
 #include "emulator/runtime_types.hpp"
 #include "emulator/vector_types.hpp"
 

@@ -443,6 +443,63 @@ std::vector<Launcher> find_launchers(const std::string& s, const std::string& fi
 
 }  // namespace
 
+// The call that stands for the asm statement whose parentheses are [open, close): its template,
+// then its operands in GCC's order (outputs, then inputs; the clobbers dropped), each as
+// ptx::out, ptx::inout or ptx::in of its expression. The newlines it spanned come after it.
+static std::string ptx_call(const std::string& s, const std::vector<bool>& code, std::size_t open, std::size_t close) {
+  std::vector<std::pair<std::size_t, std::size_t>> sections;  // split at the top level's ':'
+  int depth = 0;
+  std::size_t from = open + 1;
+  for (std::size_t j = open + 1; j + 1 < close; ++j) {
+    if (!code[j]) continue;
+    if (s[j] == '(' || s[j] == '[' || s[j] == '{') ++depth;
+    if (s[j] == ')' || s[j] == ']' || s[j] == '}') --depth;
+    if (depth == 0 && s[j] == ':') {
+      sections.emplace_back(from, j);
+      from = j + 1;
+    }
+  }
+  sections.emplace_back(from, close - 1);
+  std::string text = "::gpulab::emulated::ptx::run(" +
+                     trim(s.substr(sections[0].first, sections[0].second - sections[0].first)) + ", {";
+  bool first = true;
+  for (std::size_t section = 1; section < std::min<std::size_t>(3, sections.size()); ++section) {
+    const auto [begin, end] = sections[section];
+    std::size_t item = begin;
+    depth = 0;
+    for (std::size_t j = begin; j <= end; ++j) {
+      const bool at_end = j == end;
+      if (!at_end && code[j]) {
+        if (s[j] == '(' || s[j] == '[' || s[j] == '{') ++depth;
+        if (s[j] == ')' || s[j] == ']' || s[j] == '}') --depth;
+      }
+      if (!at_end && !(code[j] && depth == 0 && s[j] == ',')) continue;
+      const std::string operand = trim(s.substr(item, j - item));
+      item = j + 1;
+      if (operand.empty()) continue;
+      const std::size_t quote = operand.find('"'), quote_end = operand.find('"', quote + 1);
+      const std::size_t paren = operand.find('(', quote_end == std::string::npos ? 0 : quote_end);
+      if (quote == std::string::npos || quote_end == std::string::npos || paren == std::string::npos ||
+          operand.back() != ')') {
+        // (a macro, say): the statement fails when a kernel reaches it, saying so
+        const long lines = std::count(s.begin() + static_cast<long>(open), s.begin() + static_cast<long>(close), '\n');
+        return "::gpulab::emulated::ptx::unreadable(__FILE__, __LINE__)" +
+               std::string(static_cast<std::size_t>(lines), '\n');
+      }
+      const std::string constraint = operand.substr(quote + 1, quote_end - quote - 1);
+      const std::string expression = operand.substr(paren + 1, operand.size() - paren - 2);
+      const char* kind = section == 2 ? "in" : constraint.find('+') != std::string::npos ? "inout" : "out";
+      text += std::string(first ? "" : ", ") + "::gpulab::emulated::ptx::" + kind + "(" + expression + ")";
+      first = false;
+    }
+  }
+  text += "})";
+  const long lost = std::count(s.begin() + static_cast<long>(open), s.begin() + static_cast<long>(close), '\n') -
+                    std::count(text.begin(), text.end(), '\n');
+  text.append(static_cast<std::size_t>(std::max(0L, lost)), '\n');
+  return text;
+}
+
 std::string read_source(const std::string& path) {
   std::optional<std::string> text = read_text_file(path);
   if (!text) throw std::invalid_argument("cannot read " + path);
@@ -580,6 +637,23 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
         i = semicolon;
         continue;
       }
+    }
+    // asm volatile("ptx" : outputs : inputs);  ->  ::gpulab::emulated::ptx::run("ptx", {operands}):
+    // the tensor cores' PTX, carried out by the emulator (ptx.hpp).
+    if (word_at(i, "asm") || word_at(i, "__asm__") || word_at(i, "__asm")) {
+      std::size_t open = i;
+      while (open < s.size() && ident_char(s[open])) ++open;
+      open = skip_space(open);
+      while (word_at(open, "volatile") || word_at(open, "__volatile__") || word_at(open, "__volatile")) {
+        while (open < s.size() && ident_char(s[open])) ++open;
+        open = skip_space(open);
+      }
+      if (open >= s.size() || s[open] != '(') fail(file, s, i, "expected asm(\"...\" : outputs : inputs)");
+      const std::size_t close = match_forward(s, code, open);
+      if (close == std::string::npos) fail(file, s, open, "an asm statement's ( is not closed");
+      edits.push_back({i, close, ptx_call(s, code, open, close)});
+      i = close - 1;
+      continue;
     }
     // volatile in device code: the warp-synchronous style, right only in lockstep. The emulator
     // says so when such code runs in a kernel (note_volatile).

@@ -15,6 +15,10 @@
 //                     __global__ void kernel(...) { ... }
 //                  -> __global__ GPULAB_INLINED_KERNEL void kernel(...) { ... }
 //                     (a definition is inlined into the emulator's checked and fast thread loops)
+//                     asm volatile("mma.sync..." : "+f"(c) : "r"(a));
+//                  -> ::gpulab::emulated::ptx::run("mma.sync...", {ptx::inout(c), ptx::in(a)});
+//                     (the tensor cores' PTX, carried out by the emulator: ptx.hpp; operands it
+//                     cannot read, through a macro, fail the launch that reaches them)
 //                     extern __shared__ float s[];
 //                  -> float (&s)[] = ::gpulab::emulated::dynamic_shared<float>("s", "float");
 //                     (the launch's dynamic shared memory: the emulator's per-block buffer; at
