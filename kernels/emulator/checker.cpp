@@ -371,8 +371,7 @@ void shared_access(const shared::Window& w, std::uintptr_t a, std::size_t size, 
 }
 
 [[noreturn, gnu::noinline, gnu::cold]] void misaligned(std::uintptr_t a, std::size_t size, Access kind, bool device,
-                                                       const void* pc) {
-  const std::size_t align = size < 4 ? size : 4;
+                                                       const void* pc, std::size_t align) {
   fatal(cudaErrorMisalignedAddress, "misaligned " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
         access_line(device ? "__global__" : "__shared__", writes(kind), size, pc) + "=========     Address " + hex(a) +
             " is misaligned: a " + std::to_string(size) + "-byte access must start at a multiple of " +
@@ -443,7 +442,7 @@ std::string_view to_string(Level level) {
   }
 }
 
-void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
+void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc, bool typed) {
   if (detail::current_block == nullptr || size == 0) return;  // host code
   const bool device = a - arena_begin < arena_end - arena_begin;
   const shared::Window* w = shared::current_window;
@@ -453,9 +452,11 @@ void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
     return;  // the thread's own stack, the kernel's arguments, __constant__ and __device__ variables
   }
   if (kind == Access::atomic) state().launch_used_atomics.store(true, std::memory_order_relaxed);
-  // (Only to 4 bytes: a struct of floats is copied with wider moves than its alignment.)
-  if (const std::size_t align = size < 4 ? size : 4; (a & (align - 1)) != 0 && (size & (size - 1)) == 0) [[unlikely]] {
-    misaligned(a, size, kind, device, pc);
+  // (Past 4 bytes only where the type says so: a struct of floats is copied with wider moves than
+  // its alignment.)
+  if (const std::size_t align = typed || size < 4 ? size : 4; (a & (align - 1)) != 0 && (size & (size - 1)) == 0)
+      [[unlikely]] {
+    misaligned(a, size, kind, device, pc, align);
   }
   if (device) {
     global_access(a, size, kind, pc);

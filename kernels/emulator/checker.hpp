@@ -64,8 +64,11 @@ enum class Tool { memcheck, racecheck, initcheck, synccheck };
 
 enum class Access { read, write, volatile_read, volatile_write, atomic };
 // One access by the running kernel thread, before it happens (pc: the instruction after it).
-// Atomics are checked for bounds and initialisation, and are never a race.
-void access(std::uintptr_t address, std::size_t size, Access kind, const void* pc);
+// Atomics are checked for bounds and initialisation, and are never a race. `typed`: the compiler
+// made it as an access of a type aligned to its size (a float4's 16 bytes, a double's 8), which
+// must then start at a multiple of its size, as on a GPU; otherwise (a struct of floats copied in
+// wider moves) a multiple of 4 bytes is enough.
+void access(std::uintptr_t address, std::size_t size, Access kind, const void* pc, bool typed = false);
 
 // A launch begins and ends (one at a time); end_launch gives the first report it made, or "".
 void begin_launch(const char* kernel);

@@ -1,9 +1,10 @@
 // What GCC's -fsanitize=thread instrumentation calls in a kernel file built for the emulator:
-// before every load and store (volatile ones apart, with --param tsan-distinguish-volatile=1)
-// and in place of every atomic operation. ThreadSanitizer's own runtime is not linked: the
-// emulator provides these functions itself and hands each access to the checked mode, so it
-// sees, before it happens, every access a kernel makes, whether it reads or writes, and which
-// ones are atomic (never a race) — with the instruction that makes it.
+// before every load and store (__tsan_readN where the type is aligned to its size, as a float4
+// is: such an access must start at a multiple of N; __tsan_unaligned_readN where it is not) (volatile ones apart, with
+// --param tsan-distinguish-volatile=1) and in place of every atomic operation. ThreadSanitizer's own runtime is not
+// linked: the emulator provides these functions itself and hands each access to the checked mode, so it sees, before it
+// happens, every access a kernel makes, whether it reads or writes, and which ones are atomic (never a race) — with the
+// instruction that makes it.
 #include <cstddef>
 #include <cstdint>
 
@@ -17,7 +18,7 @@ using gpulab::emulated::check::Access;
 // Most accesses touch what no check looks at — the thread's own stack, the kernel's arguments,
 // __constant__ and __device__ variables, threadIdx — and leave at once: only device memory, this
 // worker's shared-memory window and the first 64 KB (null pointers) go on to the checks.
-inline void seen(const void* address, std::size_t size, Access kind, const void* pc) {
+inline void seen(const void* address, std::size_t size, Access kind, const void* pc, bool typed = false) {
   namespace emu = gpulab::emulated;
   if (!emu::check::hooks_on) return;  // the fast path, or host code between launches
   const auto a = reinterpret_cast<std::uintptr_t>(address);
@@ -25,7 +26,7 @@ inline void seen(const void* address, std::size_t size, Access kind, const void*
       a - emu::shared::window_begin >= emu::shared::window_end - emu::shared::window_begin && a >= 65536) {
     return;
   }
-  emu::check::access(a, size, kind, pc);
+  emu::check::access(a, size, kind, pc, typed);
 }
 }  // namespace
 
@@ -38,8 +39,8 @@ void __tsan_vptr_update(void**, void*) {}
 void __tsan_vptr_read(void**) {}
 
 #define GPULAB_ACCESS_HOOKS(size)                                                                                 \
-  void __tsan_read##size(void* a) { seen(a, size, Access::read, __builtin_return_address(0)); }                   \
-  void __tsan_write##size(void* a) { seen(a, size, Access::write, __builtin_return_address(0)); }                 \
+  void __tsan_read##size(void* a) { seen(a, size, Access::read, __builtin_return_address(0), true); }             \
+  void __tsan_write##size(void* a) { seen(a, size, Access::write, __builtin_return_address(0), true); }           \
   void __tsan_unaligned_read##size(void* a) { seen(a, size, Access::read, __builtin_return_address(0)); }         \
   void __tsan_unaligned_write##size(void* a) { seen(a, size, Access::write, __builtin_return_address(0)); }       \
   void __tsan_volatile_read##size(void* a) { seen(a, size, Access::volatile_read, __builtin_return_address(0)); } \
