@@ -111,8 +111,27 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  // nvcc takes its options anywhere (`nvcc main.cu -lcublas`): -l, -I, -D and -o after the files
+  // move, with a separate value, before the first word, since CLI11 takes every word after the
+  // first file as a file or the program's argument.
+  std::vector<std::string> options_first, the_rest;
+  for (int i = 1; i < own; ++i) {
+    const std::string word = argv[i];
+    const bool separate = (word == "-l" || word == "-I" || word == "-D" || word == "-o") && i + 1 < own;
+    const bool attached =
+        word.size() > 2 && (word.starts_with("-l") || word.starts_with("-I") || word.starts_with("-D"));
+    if (separate) {
+      options_first.push_back(word);
+      options_first.emplace_back(argv[++i]);
+    } else {
+      (attached ? options_first : the_rest).push_back(word);
+    }
+  }
+  std::vector<char*> words{argv[0]};
+  for (std::string& w : options_first) words.push_back(w.data());
+  for (std::string& w : the_rest) words.push_back(w.data());
   try {
-    app.parse(own, argv);
+    app.parse(static_cast<int>(words.size()), words.data());
     for (int i = own + 1; i < argc; ++i) program_args.emplace_back(argv[i]);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
