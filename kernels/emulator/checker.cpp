@@ -431,17 +431,6 @@ Level level() { return chosen_level >= 0 ? static_cast<Level>(chosen_level) : de
 UseLevel::UseLevel(Level level) : previous_(chosen_level) { chosen_level = static_cast<int>(level); }
 UseLevel::~UseLevel() { chosen_level = previous_; }
 
-std::string_view to_string(Level level) {
-  switch (level) {
-    case Level::off:
-      return "off";
-    case Level::memcheck:
-      return "memcheck";
-    default:
-      return "full";
-  }
-}
-
 void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc, bool typed) {
   if (detail::current_block == nullptr || size == 0) return;  // host code
   const bool device = a - arena_begin < arena_end - arena_begin;

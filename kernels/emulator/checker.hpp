@@ -26,7 +26,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 namespace gpulab::emulated::check {
 
@@ -48,7 +47,6 @@ class UseLevel {
  private:
   int previous_;
 };
-std::string_view to_string(Level level);
 
 // The running launch's level (one launch runs at a time), and whether its accesses reach the
 // checks at all: what the instrumentation's calls read first (sanitizer_hooks.cpp). Off outside
