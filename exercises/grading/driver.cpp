@@ -9,6 +9,9 @@ namespace gpulab::grading {
 
 std::string driver_source(const Spec& spec) {
   std::string read, allocate, poison, upload, call_args, download, returned, save, release;
+  // On the emulator: the grader's own host arrays, the outputs in host memory, and the check that
+  // the outputs were not computed by the host and handed over (upload_watch.hpp).
+  std::string grader_inputs, host_outputs, host_work;
   for (const Param& p : spec.params) {
     call_args += (call_args.empty() ? "" : ", ") + p.name;
     if (!p.pointer) {
@@ -23,6 +26,7 @@ std::string driver_source(const Spec& spec) {
           "  {0}* {1} = nullptr;\n  check(cudaMallocHost(&{1}, bytes_of({1}_host) + 1), \"cudaMallocHost {1}\");\n",
           p.element, p.name);
       if (p.input) {
+        grader_inputs += fmt::format("{{{0}, bytes_of({0}_host)}}, ", p.name);
         upload += fmt::format("    std::memcpy({0}, {0}_host.data(), bytes_of({0}_host));\n", p.name);
       } else {
         poison += fmt::format("    std::memset({0}, {1}, bytes_of({0}_host));\n", p.name, kPoisonByte);
@@ -30,6 +34,12 @@ std::string driver_source(const Spec& spec) {
       // Read as soon as the function returns: its results must be there then (a missing
       // synchronisation leaves them unfinished on a GPU).
       if (p.output) {
+        host_outputs += fmt::format("{{{0}, bytes_of({0}_host)}}, ", p.name);
+        host_work += fmt::format(
+            "      report_host_work(\"{0}\", gpulab::emulated::rt::share_uploaded({0}_host.data(), "
+            "bytes_of({0}_host)), "
+            "gpulab::emulated::rt::bytes_written_by_host({0}, bytes_of({0}_host), {1}));\n",
+            p.name, kPoisonByte);
         returned += fmt::format("    std::memcpy({0}_host.data(), {0}, bytes_of({0}_host));\n", p.name);
         save += fmt::format("      write_array({}_host);\n", p.name);
       }
@@ -53,6 +63,10 @@ std::string driver_source(const Spec& spec) {
           "out\");\n",
           p.name);
       save += fmt::format("      write_array({}_host);\n", p.name);
+      host_work += fmt::format(
+          "      report_host_work(\"{0}\", gpulab::emulated::rt::share_uploaded({0}_host.data(), bytes_of({0}_host)), "
+          "0);\n",
+          p.name);
     }
     release += fmt::format("  cudaFree({});\n", p.name);
   }
@@ -128,6 +142,13 @@ std::size_t bytes_of(const HostArray<T>& v) {{ return v.size() * sizeof(T); }}
 template <typename T>
 void write_array(const HostArray<T>& v) {{ std::fwrite(v.data(), sizeof(T), v.size(), out); }}
 // Every byte {poison_byte}: the grader knows an element that still holds it was never written.
+#ifdef GPULAB_EMULATED
+// An output the host computed: most of its values were handed over from host memory, or (an
+// output in host memory) bytes no copy from the device wrote.
+void report_host_work(const char* name, double share, std::size_t host_bytes) {{
+  if (share >= 0.5 || host_bytes > 0) std::fprintf(stderr, "{host_work_tag} %s %.0f %zu\n", name, 100 * share, host_bytes);
+}}
+#endif
 void poison(void* device, std::size_t bytes) {{
   check(cudaMemset(device, {poison_byte}, bytes), "poisoning the outputs");
   check(cudaDeviceSynchronize(), "poisoning the outputs");
@@ -156,8 +177,12 @@ int main(int argc, char** argv) {{
   for (std::int64_t run = 0; run < 1 + (reps > 0 ? warmup + reps : 0); ++run) {{
 {poison}    check(cudaEventRecord(marks[0]), "cudaEventRecord");
 {upload}    check(cudaEventRecord(marks[1]), "cudaEventRecord");
+#ifdef GPULAB_EMULATED
+    if (run == 0) gpulab::emulated::rt::watch_uploads({{{grader_inputs}}}, {{{host_outputs}}});
+#endif
     {function}({call_args});
 #ifdef GPULAB_EMULATED
+    if (run == 0) gpulab::emulated::rt::stop_watching_uploads();
     // The emulator did every queued copy at once; a GPU may not have, if nothing waited for them.
     if (const std::size_t n = gpulab::emulated::rt::unfinished_copies_to_host(); run == 0 && n > 0)
       std::fprintf(stderr, "{unfinished} %zu\n", n);
@@ -168,6 +193,10 @@ int main(int argc, char** argv) {{
 {download}    check(cudaEventRecord(marks[3]), "cudaEventRecord");
     if (run == 0 || (reps > 0 && run == warmup + reps)) {{  // the first call, and the last timed one
 {save}    }}
+#ifdef GPULAB_EMULATED
+    if (run == 0) {{
+{host_work}    }}
+#endif
     check(cudaEventSynchronize(marks[3]), "cudaEventSynchronize");
     if (run > warmup) {{
       for (int k = 0; k < 3; ++k) {{
@@ -188,7 +217,9 @@ int main(int argc, char** argv) {{
 )DRIVER",
       fmt::arg("folder", spec.folder.filename().string()), fmt::arg("function", spec.function),
       fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("poison_byte", kPoisonByte),
-      fmt::arg("unfinished", kUnfinishedTag), fmt::arg("cuda_error", kDriverCudaError), fmt::arg("read", read),
+      fmt::arg("unfinished", kUnfinishedTag), fmt::arg("host_work_tag", kHostWorkTag),
+      fmt::arg("grader_inputs", grader_inputs), fmt::arg("host_outputs", host_outputs),
+      fmt::arg("host_work", host_work), fmt::arg("cuda_error", kDriverCudaError), fmt::arg("read", read),
       fmt::arg("allocate", allocate), fmt::arg("poison", poison), fmt::arg("upload", upload),
       fmt::arg("call_args", call_args), fmt::arg("download", download), fmt::arg("returned", returned),
       fmt::arg("save", save), fmt::arg("release", release));

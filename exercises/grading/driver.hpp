@@ -21,6 +21,8 @@ namespace gpulab::grading {
 inline constexpr const char* kCudaErrorTag = "GPULAB-CUDA-ERROR";
 // On the emulator: the learner's function returned with copies to host memory still queued.
 inline constexpr const char* kUnfinishedTag = "GPULAB-UNFINISHED";
+// On the emulator: an output the host computed ("TAG name percent-handed-over host-written-bytes").
+inline constexpr const char* kHostWorkTag = "GPULAB-HOST-WORK";
 inline constexpr int kDriverCudaError = 3;
 
 // The driver's source, for the spec's entry point. Compiled by nvcc for the GPU, or by the host

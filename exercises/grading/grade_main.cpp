@@ -4,9 +4,13 @@
 //   gpulab_grade                               every exercise, on the GPU if there is one, else emulated
 //   gpulab_grade --exercise 05_matmul --backend emulated --seed 42 --report grades.json
 //   gpulab_grade --exercise 01 --file ~/my_vector_add.cu      a file of your own
-//   gpulab_grade --submissions class/ --gradebook grades.csv [--gradescope]   a whole class
+//   gpulab_grade --submissions class/ --gradebook grades.csv [--gradescope] [--jobs 8]   a whole class
+//   gpulab_grade --submissions class/ --shard 2/4 --gradebook part2.csv    one of four shards
+//   gpulab_grade --merge part*.csv --gradebook grades.csv                  the shards' gradebooks joined
 // Exit status: 0 every exercise passed, 1 one failed, 2 a bad command line, 77 nothing could be
 // graded on the backend asked for (no GPU; CTest reports that as skipped).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +50,16 @@ int main(int argc, char** argv) {
   cli.add_flag("--gradescope", gradescope,
                "with --submissions: each student's results.json in their folder, in the format course "
                "autograders read (score, tests with name, score, max_score, output)");
+  int jobs = 1;
+  std::string shard;
+  std::vector<std::string> merge;
+  cli.add_option("--jobs,-j", jobs, "with --submissions: students graded at once (each case is a process)")
+      ->check(CLI::Range(1, 256));
+  cli.add_option("--shard", shard,
+                 "with --submissions: K/N grades the K-th of N shares of the students (1/4 ... 4/4), for a "
+                 "cluster's job array; --merge joins the shards' gradebooks");
+  cli.add_option("--merge", merge, "merge these shards' gradebooks into the --gradebook file, then stop")
+      ->expected(1, -1);
   cli.add_flag("--performance", performance,
                "on the GPU, also time each exercise's performance case and score it by its bands");
   cli.add_flag("--no-sanitizers", no_sanitizers, "on the GPU, do not run passing cases again under compute-sanitizer");
@@ -58,6 +72,28 @@ int main(int argc, char** argv) {
     return cli.exit(e) == 0 ? 0 : 2;
   }
   if (!exercises.empty()) setenv("GPULAB_EXERCISES", exercises.c_str(), 1);
+  if (!merge.empty()) {
+    if (gradebook.empty()) {
+      std::cerr << "gpulab_grade: --merge writes the --gradebook file: name it\n";
+      return 2;
+    }
+    return grading::merge_gradebooks(std::vector<fs::path>(merge.begin(), merge.end()), gradebook, std::cout);
+  }
+  std::size_t shard_index = 0, shard_count = 1;
+  if (!shard.empty()) {
+    const auto slash = shard.find('/');
+    try {
+      shard_index = std::stoul(shard.substr(0, slash));
+      shard_count = slash == std::string::npos ? 0 : std::stoul(shard.substr(slash + 1));
+    } catch (const std::exception&) {
+      shard_count = 0;
+    }
+    if (shard_count == 0 || shard_index < 1 || shard_index > shard_count || submissions.empty()) {
+      std::cerr << "gpulab_grade: --shard K/N (1 <= K <= N) goes with --submissions DIR\n";
+      return 2;
+    }
+    shard_index -= 1;
+  }
   std::vector<const grading::Spec*> chosen;
   try {
     if (list) {
@@ -101,6 +137,10 @@ int main(int argc, char** argv) {
 
   if (!submissions.empty()) {
     grading::ClassOptions class_options{fs::path(submissions), fs::path(gradebook), gradescope};
+    class_options.jobs = jobs;
+    class_options.progress = isatty(STDOUT_FILENO) != 0;
+    class_options.shard = shard_index;
+    class_options.shards = shard_count;
     return grading::grade_class(chosen, options, class_options, std::cout);
   }
 

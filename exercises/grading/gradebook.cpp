@@ -4,8 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
+
+#include "grading/sandbox.hpp"
 
 namespace gpulab::grading {
 
@@ -27,6 +33,39 @@ std::string failures_of(const Grade& g) {
   return fmt::format("{} of {} cases failed; first: {}", failed, g.cases.size(), one_line(g.message, 1200));
 }
 
+std::string case_output(const Grade& g, const CaseResult& c) {
+  if (c.passed && g.case_score(c) == 0) return "passed, but a case with nothing to compute earns nothing alone";
+  if (c.passed) return c.score >= 0 ? c.message : "passed";
+  std::string output = c.message;
+  if (!c.report.empty() && output.find(c.report) == std::string::npos) output += "\n\n" + c.report;
+  return output;
+}
+
+nlohmann::json course_tests(const std::vector<Grade>& grades, double& total) {
+  nlohmann::json tests = nlohmann::json::array();
+  total = 0;
+  for (const Grade& g : grades) {
+    if (g.cases.empty()) {
+      tests.push_back({{"name", g.exercise}, {"score", 0}, {"max_score", g.points}, {"output", g.message}});
+      continue;
+    }
+    const double each = g.points / static_cast<double>(g.cases.size());
+    for (std::size_t i = 0; i < g.cases.size(); ++i) {
+      const CaseResult& c = g.cases[i];
+      const double score = each * g.case_score(c);
+      total += score;
+      std::string output = case_output(g, c);
+      // The compiler's messages go with the first case of a file that did not build.
+      if (i == 0 && !g.build_log.empty() && c.message == "did not compile") output = g.message;
+      tests.push_back({{"name", g.exercise + ": " + c.label + (c.catches.empty() ? "" : " — " + c.catches)},
+                       {"score", score},
+                       {"max_score", each},
+                       {"output", output}});
+    }
+  }
+  return tests;
+}
+
 }  // namespace
 
 std::string csv_field(const std::string& text) {
@@ -37,26 +76,50 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string gradescope_json(const std::vector<Grade>& grades) {
-  nlohmann::json tests = nlohmann::json::array();
   double total = 0;
-  for (const Grade& g : grades) {
-    if (g.cases.empty()) {
-      tests.push_back({{"name", g.exercise}, {"score", 0}, {"max_score", 1}, {"output", g.message}});
+  nlohmann::json tests = course_tests(grades, total);
+  for (auto& t : tests) t["visibility"] = "visible";
+  nlohmann::json results = {{"score", total}, {"tests", tests}, {"visibility", "visible"}};
+  const bool sandboxed = std::all_of(grades.begin(), grades.end(), [](const Grade& g) { return g.sandboxed; });
+  if (!sandboxed) results["output"] = std::string(kNotSandboxed) + " — " + sandbox_support().why_not;
+  return results.dump(2) + "\n";
+}
+
+// Where a student handed in .cu files under other names, the hint that says so.
+std::string misnamed_hint(const fs::path& folder, const Spec& e) {
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (entry.path().extension() == ".cu") found.push_back(entry.path().filename().string());
+  }
+  if (found.empty()) return "";
+  std::sort(found.begin(), found.end());
+  std::string names;
+  for (const std::string& f : found) names += (names.empty() ? "" : ", ") + f;
+  return " (found " + names + ": the grader reads only " + e.file + " — rename your file to " + e.file + ")";
+}
+
+std::vector<Grade> grade_student(const std::vector<const Spec*>& exercises, const fs::path& student,
+                                 const GradeOptions& options) {
+  std::vector<Grade> grades;
+  std::error_code ec;
+  for (const Spec* e : exercises) {
+    const fs::path file = student / e->name / e->file;
+    if (fs::exists(file, ec)) {
+      grades.push_back(grade(*e, file, options));
       continue;
     }
-    for (const CaseResult& c : g.cases) {
-      const double score = c.score >= 0 ? c.score : c.passed ? 1 : 0;
-      total += score;
-      std::string output = c.passed ? "passed" : c.message;
-      if (!c.passed && !c.report.empty() && output.find(c.report) == std::string::npos) output += "\n\n" + c.report;
-      tests.push_back({{"name", g.exercise + ": " + c.label + (c.catches.empty() ? "" : " — " + c.catches)},
-                       {"score", score},
-                       {"max_score", 1},
-                       {"output", output}});
-    }
+    Grade g;
+    g.exercise = e->name;
+    g.title = e->title;
+    g.lesson = e->lesson;
+    g.file = file.string();
+    g.points = e->points;
+    g.handed_in = false;
+    g.message = "not handed in: no " + (fs::path(e->name) / e->file).string() + misnamed_hint(student / e->name, *e);
+    grades.push_back(std::move(g));
   }
-  const nlohmann::json results = {{"score", total}, {"tests", tests}};
-  return results.dump(2) + "\n";
+  return grades;
 }
 
 int grade_class(const std::vector<const Spec*>& exercises, const GradeOptions& options,
@@ -71,38 +134,70 @@ int grade_class(const std::vector<const Spec*>& exercises, const GradeOptions& o
     return 2;
   }
   std::sort(students.begin(), students.end());
+  // A shard k of n takes every n-th student from the k-th: shards on a cluster share nothing.
+  if (class_options.shards > 1) {
+    std::vector<fs::path> mine;
+    for (std::size_t i = class_options.shard; i < students.size(); i += class_options.shards)
+      mine.push_back(students[i]);
+    students = std::move(mine);
+  }
   log << "Grading " << students.size() << " students on " << exercises.size() << " exercise"
       << (exercises.size() == 1 ? "" : "s") << ", on the " << to_string(options.backend) << " backend, seed "
-      << options.seed << "\n";
-  std::string csv = "student,exercise,passed,score,failures\n";
-  for (const fs::path& student : students) {
-    const std::string name = student.filename().string();
-    std::vector<Grade> grades;
-    for (const Spec* e : exercises) {
-      const fs::path file = student / e->name / e->file;
-      Grade g;
-      if (!fs::exists(file, ec)) {
-        g.exercise = e->name;
-        g.title = e->title;
-        g.file = file.string();
-        g.message = "not handed in: no " + (fs::path(e->name) / e->file).string();
-      } else {
-        g = grade(*e, file, options);
+      << options.seed
+      << (class_options.shards > 1 ? fmt::format(", shard {} of {}", class_options.shard + 1, class_options.shards)
+                                   : "")
+      << "\n";
+  if (!sandbox_support().available) log << "WARNING: " << kNotSandboxed << " — " << sandbox_support().why_not << "\n";
+
+  // Students in parallel (each case is a process of its own; the threads only wait for them).
+  std::vector<std::vector<Grade>> graded(students.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex log_mutex;
+  std::size_t done = 0, failures = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    for (std::size_t i = next++; i < students.size(); i = next++) {
+      graded[i] = grade_student(exercises, students[i], options);
+      std::lock_guard lock(log_mutex);
+      const std::string name = students[i].filename().string();
+      if (class_options.progress) log << "\r\033[K";
+      for (const Grade& g : graded[i]) {
+        failures += g.passed || g.skipped ? 0 : 1;
+        log << fmt::format("  {:<16} {:<24} {:<7} {:.2f}  {}\n", name, g.exercise,
+                           g.skipped  ? "skipped"
+                           : g.passed ? "passed"
+                                      : "FAILED",
+                           g.score(), g.passed ? "" : one_line(g.message, 160));
       }
-      log << fmt::format("  {:<16} {:<24} {:<7} {:.2f}  {}\n", name, e->name,
-                         g.skipped  ? "skipped"
-                         : g.passed ? "passed"
-                                    : "FAILED",
-                         g.score(), g.passed ? "" : one_line(g.message, 160));
-      csv += fmt::format("{},{},{},{:.3f},{}\n", csv_field(name), csv_field(e->name), g.passed ? "yes" : "no",
-                         g.score(), csv_field(failures_of(g)));
-      grades.push_back(std::move(g));
+      ++done;
+      if (class_options.progress) {
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double left = spent / static_cast<double>(done) * static_cast<double>(students.size() - done);
+        log << fmt::format("[{} of {} students, {} exercises failed so far, about {:.0f} s left]", done,
+                           students.size(), failures, left)
+            << std::flush;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < std::max(1, class_options.jobs); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  if (class_options.progress) log << "\r\033[K";
+
+  std::string csv = std::string(kGradebookHeader);
+  for (std::size_t i = 0; i < students.size(); ++i) {
+    const std::string name = students[i].filename().string();
+    for (const Grade& g : graded[i]) {
+      csv += fmt::format("{},{},{},{:.3f},{:.3f},{:g},{},{}\n", csv_field(name), csv_field(g.exercise),
+                         g.passed ? "yes" : "no", g.score(), g.score() * g.points, g.points, g.sandboxed ? "yes" : "NO",
+                         csv_field(failures_of(g)));
     }
     if (class_options.gradescope) {
-      std::ofstream out(student / "results.json");
-      out << gradescope_json(grades);
+      std::ofstream out(students[i] / "results.json");
+      out << gradescope_json(graded[i]);
       if (!out) {
-        log << "gpulab_grade: cannot write " << (student / "results.json") << "\n";
+        log << "gpulab_grade: cannot write " << (students[i] / "results.json") << "\n";
         return 2;
       }
     }
@@ -116,6 +211,39 @@ int grade_class(const std::vector<const Spec*>& exercises, const GradeOptions& o
     }
     log << "The gradebook: " << class_options.gradebook.string() << "\n";
   }
+  return 0;
+}
+
+int merge_gradebooks(const std::vector<fs::path>& shards, const fs::path& into, std::ostream& log) {
+  std::vector<std::string> rows;
+  for (const fs::path& shard : shards) {
+    std::ifstream in(shard);
+    std::string line;
+    if (!in || !std::getline(in, line) || line + "\n" != kGradebookHeader) {
+      log << "gpulab_grade: " << shard << " is no gradebook of gpulab_grade (its first line differs)\n";
+      return 2;
+    }
+    // A row may run over several lines (a quoted failure): rows are kept whole by counting quotes.
+    std::string row;
+    while (std::getline(in, line)) {
+      row += line + "\n";
+      if (std::count(row.begin(), row.end(), '"') % 2 == 0) {
+        rows.push_back(row);
+        row.clear();
+      }
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const std::string& a, const std::string& b) {
+    return a.substr(0, a.find(',')) < b.substr(0, b.find(','));
+  });
+  std::ofstream out(into);
+  out << kGradebookHeader;
+  for (const std::string& row : rows) out << row;
+  if (!out) {
+    log << "gpulab_grade: cannot write the gradebook " << into << "\n";
+    return 2;
+  }
+  log << "Merged " << shards.size() << " gradebooks (" << rows.size() << " rows) into " << into.string() << "\n";
   return 0;
 }
 

@@ -12,15 +12,29 @@ namespace gpulab::grading {
 
 struct ClassOptions {
   std::filesystem::path submissions;
-  std::filesystem::path gradebook;  // CSV: student, exercise, passed, score, failures (empty: none)
-  bool gradescope = false;          // STUDENT/results.json: score, tests (name, score, max_score, output)
+  // CSV: student, exercise, passed, score (0 to 1), points, max_points, sandboxed, failures (empty: none)
+  std::filesystem::path gradebook;
+  bool gradescope = false;            // STUDENT/results.json: score, tests (name, score, max_score, output)
+  int jobs = 1;                       // students graded at once
+  bool progress = false;              // a progress line (a terminal): students done, failures, time left
+  std::size_t shard = 0, shards = 1;  // grade every shards-th student from the shard-th (a cluster's job array)
 };
+
+inline constexpr const char* kGradebookHeader = "student,exercise,passed,score,points,max_points,sandboxed,failures\n";
+
+// Several shards' gradebooks into one, its rows by student. 0, or 2 when one cannot be read or written.
+int merge_gradebooks(const std::vector<std::filesystem::path>& shards, const std::filesystem::path& into,
+                     std::ostream& log);
 
 // Grades every student on `exercises`, printing a line per student and exercise to `log`.
 // Returns 0 when every student was graded and the files written (whatever their grades), 2 when
 // the folder cannot be read or a file cannot be written.
 int grade_class(const std::vector<const Spec*>& exercises, const GradeOptions& options,
                 const ClassOptions& class_options, std::ostream& log);
+
+// One student's grades: each exercise's file in STUDENT/NAME/, or a row saying it was not handed in.
+std::vector<Grade> grade_student(const std::vector<const Spec*>& exercises, const std::filesystem::path& student,
+                                 const GradeOptions& options);
 
 // One CSV field, quoted where it needs to be.
 std::string csv_field(const std::string& text);

@@ -17,6 +17,7 @@
 #include "grading/check.hpp"
 #include "grading/driver.hpp"
 #include "grading/references.hpp"
+#include "grading/sandbox.hpp"
 #include "grading/submission.hpp"
 #include "run/cuda_build.hpp"
 
@@ -26,7 +27,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kSanitizerFound = 99;  // compute-sanitizer's --error-exitcode
+constexpr int kSanitizerFound = 99;    // compute-sanitizer's --error-exitcode
+constexpr double kLimitAfterHang = 5;  // seconds a case, after a case of the exercise timed out
 
 // What a CUDA error usually means in a learner's code.
 std::string cuda_error_hint(const std::string& line) {
@@ -106,6 +108,30 @@ std::string explain_run(const ChildResult& run, const Limits& limits) {
   return "";
 }
 
+// An output the host computed, from the driver's lines on the emulator (driver.hpp); empty when none.
+std::string host_work(const std::string& output) {
+  std::stringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(kHostWorkTag, 0) != 0) continue;
+    std::stringstream fields(line.substr(std::strlen(kHostWorkTag)));
+    std::string name;
+    double percent = 0;
+    std::size_t host_bytes = 0;
+    fields >> name >> percent >> host_bytes;
+    const std::string how =
+        host_bytes > 0
+            ? fmt::format("{} bytes of {} were written by host code, not by a copy from the device", host_bytes, name)
+            : fmt::format(
+                  "{:.0f} % of {}'s values were copied from host memory to the device by your function "
+                  "(a cudaMemcpy from a host array, or host memory a kernel read)",
+                  percent, name);
+    return "the host did the work: " + how +
+           ". The outputs must be computed by your kernels on the device — copying the inputs to the host, "
+           "computing there and copying the results back earns no marks.";
+  }
+  return "";
+}
+
 }  // namespace
 
 fs::path exercises_root() {
@@ -136,11 +162,17 @@ std::vector<const Spec*> exercises_of_lesson(std::string_view lesson) {
   return found;
 }
 
+double Grade::case_score(const CaseResult& c) const {
+  const bool earned = std::any_of(cases.begin(), cases.end(), [](const CaseResult& o) { return o.passed && !o.empty; });
+  if (c.empty && !earned) return 0;
+  return c.score >= 0 ? c.score : c.passed ? 1 : 0;
+}
+
 double Grade::score() const {
   if (cases.empty()) return 0;
-  double points = 0;
-  for (const CaseResult& c : cases) points += c.score >= 0 ? c.score : c.passed ? 1 : 0;
-  return points / static_cast<double>(cases.size());
+  double earned = 0;
+  for (const CaseResult& c : cases) earned += case_score(c);
+  return earned / static_cast<double>(cases.size());
 }
 
 std::string first_report(const std::string& output, std::size_t lines) {
@@ -187,6 +219,7 @@ CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& d
               "after them: the emulator did them at once, but on a GPU the results would not be there yet "
               "when the caller reads them.";
   }
+  if (failure.empty()) failure = host_work(run.output);
   if (failure.empty() && !run.outputs_read && checked.empty()) {
     failure = "the program ended without writing its outputs (exit status " + std::to_string(run.exit_code) + ")";
   }
@@ -203,7 +236,12 @@ CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& d
               std::string(failure.empty() ? " — the numbers came out right, but the kernel is wrong" : "") + ":\n" +
               checked + failure;
   }
-  r.report = checked.empty() ? (run.outputs_read ? "" : tail(run.output, 20)) : checked;
+  // What the program printed itself is labelled as such: a student's own "All tests passed." is
+  // not the grader's word.
+  const std::string printed = run.outputs_read ? "" : tail(run.output, 20);
+  r.report = !checked.empty()  ? checked
+             : printed.empty() ? ""
+                               : "What your program printed (its last lines):\n" + printed;
   r.passed = failure.empty();
   r.message = failure;
   return r;
@@ -229,7 +267,7 @@ std::optional<CaseResult> time_performance(const Spec& spec, const Reference& re
   }
   // Inputs of its own, drawn from the run's seed (replayed by --seed, unknown to a student).
   const CaseData data = make_case_data(spec, reference, perf.at, mix64(options.seed ^ 0x7065726601ull));
-  Limits limits{std::max(spec.time_limit_s, 120.0), spec.memory_limit_gb};
+  Limits limits{std::max(spec.time_limit_s, 120.0), spec.memory_limit_gb, options.backend == Backend::gpu};
   const ChildResult run = run_case(spec, built.program, data, limits, 3, 20);
   CaseResult judged = judge(spec, reference, data, run, limits);
   if (!judged.passed || run.times.empty()) {
@@ -272,6 +310,7 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
   g.file = file.string();
   g.backend = options.backend;
   g.seed = options.seed;
+  g.points = spec.points;
   const bool gpu = options.backend == Backend::gpu;
   if (gpu && build::nvcc_path().empty()) {
     g.skipped = true;
@@ -293,12 +332,19 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
   g.build_log = built.log;
   const std::vector<Case> cases = cases_for(spec, options.seed);
   if (!built.ok) {
-    g.message = file.filename().string() + " did not compile:\n" + tail(built.log, 30);
-    for (const Case& c : cases)
-      g.cases.push_back({case_label(spec, c), c.catches, c.drawn, false, "did not compile", ""});
+    g.message = built.refused ? "not graded: " + built.log
+                              : file.filename().string() + " did not compile:\n" + tail(built.log, 30);
+    for (const Case& c : cases) {
+      CaseResult r;
+      r.label = case_label(spec, c);
+      r.catches = c.catches;
+      r.drawn = c.drawn;
+      r.message = built.refused ? "not graded" : "did not compile";
+      g.cases.push_back(std::move(r));
+    }
     return g;
   }
-  Limits limits{options.time_limit_s > 0 ? options.time_limit_s : spec.time_limit_s, spec.memory_limit_gb};
+  Limits limits{options.time_limit_s > 0 ? options.time_limit_s : spec.time_limit_s, spec.memory_limit_gb, gpu};
   std::vector<std::vector<std::string>> wrappers;
   if (gpu && !options.sanitizers.empty()) {
     const std::string sanitizer = sanitizer_path();
@@ -321,7 +367,16 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
     r.label = case_label(spec, c);
     r.catches = c.catches;
     r.drawn = c.drawn;
+    r.empty = std::all_of(spec.params.begin(), spec.params.end(),
+                          [&](const Param& p) { return !p.output || evaluate(p.size, data.sizes) == 0; });
+    g.sandboxed = g.sandboxed && run.sandboxed;
     std::string failure = r.message;
+    // A hang is usually every case's: the rest run with a short limit, so one loop that never ends
+    // costs a minute, not a minute a case.
+    if (run.timed_out && limits.seconds > kLimitAfterHang) {
+      limits.seconds = kLimitAfterHang;
+      failure += fmt::format(" The remaining cases run with a limit of {:g} s each.", kLimitAfterHang);
+    }
     // On the GPU, a case whose numbers passed runs again under each compute-sanitizer tool.
     if (failure.empty()) {
       for (const auto& wrapper : wrappers) {
@@ -395,6 +450,8 @@ std::string report_json(const std::vector<Grade>& grades) {
                    {"seed", g.seed},
                    {"passed", g.passed},
                    {"skipped", g.skipped},
+                   {"sandboxed", g.sandboxed},
+                   {"points", g.points},
                    {"score", g.score()},
                    {"message", g.message},
                    {"build_log", g.build_log},
@@ -412,6 +469,7 @@ std::string report_json(const std::vector<Grade>& grades) {
 std::string report_text(const Grade& g) {
   std::string text = fmt::format("{} — {}\n", g.exercise, g.file);
   if (g.skipped) return text + "  skipped: " + g.message + "\n";
+  if (!g.sandboxed) text += fmt::format("  {} — {}\n", kNotSandboxed, sandbox_support().why_not);
   for (const CaseResult& c : g.cases) text += fmt::format("  {} {}\n", c.passed ? "pass" : "FAIL", c.label);
   const auto passed = std::count_if(g.cases.begin(), g.cases.end(), [](const CaseResult& c) { return c.passed; });
   if (g.passed) return text + fmt::format("  PASSED: {} of {} cases\n", passed, g.cases.size());

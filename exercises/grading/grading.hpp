@@ -43,6 +43,7 @@ struct CaseResult {
   std::string label;    // "n = 1031" — what was checked
   std::string catches;  // the mistake the case is there to catch
   bool drawn = false;   // sizes drawn from the seed
+  bool empty = false;   // no output element to write (n = 0): earns nothing unless another case passes
   bool passed = false;
   std::string message;  // what went wrong, in the learner's terms
   std::string report;   // the checked mode's or compute-sanitizer's report, the program's output
@@ -54,11 +55,17 @@ struct Grade {
   Backend backend = Backend::emulated;
   std::uint64_t seed = 0;
   bool passed = false;
-  bool skipped = false;  // the backend cannot run here (no GPU, no nvcc): neither passed nor failed
-  std::string message;   // the first failure, or a summary of the pass
+  bool skipped = false;   // the backend cannot run here (no GPU, no nvcc): neither passed nor failed
+  bool handed_in = true;  // false: a class's student had no file for it (scored 0 of its points)
+  bool sandboxed = true;  // every case ran in a sandbox of its own (sandbox.hpp)
+  double points = 1;      // the exercise's weight (its spec's "points")
+  std::string message;    // the first failure, or a summary of the pass
   std::string build_log;
   std::vector<CaseResult> cases;
-  double score() const;  // the fraction of cases passed (0 when it did not build)
+  // The fraction of cases passed (0 when it did not build); an empty case counts only when a
+  // case with outputs passed too.
+  double score() const;
+  double case_score(const CaseResult& c) const;  // 0 to 1, by the same rule
 };
 
 // Grades `file` (the exercise's own file when empty). `progress` hears each case as it ends;

@@ -187,6 +187,8 @@ Spec read_spec(const fs::path& folder) {
     s.tolerance = j.value("tolerance", 1.0);
     s.elementwise = j.value("elementwise", false);
     s.unwritten = j.value("unwritten", std::string{});
+    s.points = j.value("points", 1.0);
+    if (!(s.points > 0)) throw std::invalid_argument("\"points\" must be more than 0");
     s.time_limit_s = j.value("time_limit_s", 60.0);
     s.memory_limit_gb = j.value("memory_limit_gb", 4.0);
     s.file = j.value("file", std::string("exercise.cu"));

@@ -75,6 +75,7 @@ struct Spec {
   std::string unwritten;
   std::vector<Case> cases;
   RandomCases random;
+  double points = 1;           // its weight in a class's grade (the instructor's; equal by default)
   double time_limit_s = 60;    // per case
   double memory_limit_gb = 4;  // per case, host memory of its process
   std::vector<std::string> hints;

@@ -7,14 +7,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <regex>
+#include <sstream>
 #include <thread>
 
 #include "grading/driver.hpp"
+#include "grading/sandbox.hpp"
 #include "run/cuda_build.hpp"
 
 namespace gpulab::grading {
@@ -65,6 +69,86 @@ fs::path fresh_folder() {
   return pattern;
 }
 
+// The files a learner's build read, from the compiler's dependency list ("object.o: a.cu b.h \").
+std::vector<fs::path> dependencies(const fs::path& list) {
+  std::vector<fs::path> files;
+  std::stringstream text(read_all(list));
+  std::string word;
+  bool target = true;
+  while (text >> word) {
+    if (target) {
+      target = word.back() != ':';
+      continue;
+    }
+    if (word != "\\") files.emplace_back(word);
+  }
+  return files;
+}
+
+bool under(const fs::path& file, const fs::path& folder) {
+  const auto [end, _] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+  return end == folder.end();
+}
+
+// Why a build reached past what a submission may read: its own folder (less any exercise's
+// solution), the system's headers and the toolchain's; empty when it did not.
+std::string reached_outside(const Spec& spec, const fs::path& file, const fs::path& deps, bool gpu) {
+  std::error_code ec;
+  const fs::path own = fs::weakly_canonical(fs::absolute(file).parent_path(), ec);
+  std::vector<fs::path> allowed = build::toolchain_folders(gpu);
+  allowed.push_back(own);
+  const fs::path exercises = fs::weakly_canonical(spec.folder, ec).parent_path();
+  const fs::path itself = fs::weakly_canonical(fs::absolute(file), ec);
+  for (const fs::path& listed : dependencies(deps)) {
+    const fs::path dep = fs::weakly_canonical(listed, ec);
+    if (dep == itself) continue;
+    // Any exercise's solution, in the folder the exercises lie in (the learner's own among them).
+    const bool solution = dep.filename() == spec.solution && under(dep, exercises);
+    const bool system = dep.string().rfind("/usr/", 0) == 0;
+    const bool fine = !solution && (system || std::any_of(allowed.begin(), allowed.end(),
+                                                          [&](const fs::path& a) { return under(dep, a); }));
+    if (!fine) {
+      return file.filename().string() + " includes " + listed.string() +
+             (solution ? ", the exercise's solution" : ", which is outside your folder") +
+             ": a submission may include only files in its own folder, the standard library's and CUDA's headers.";
+    }
+  }
+  return "";
+}
+
+// Before the build, the same rule for the includes written out in the learner's files (a
+// failed build lists no dependencies): each `#include "x"` or `#include <x>` that names a file
+// outside the allowed folders, found from the including file's folder as the compiler would.
+std::string includes_outside(const Spec& spec, const fs::path& file) {
+  static const std::regex include_line(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
+  std::error_code ec;
+  const fs::path own = fs::weakly_canonical(fs::absolute(file).parent_path(), ec);
+  const fs::path exercises = fs::weakly_canonical(spec.folder, ec).parent_path();
+  std::vector<fs::path> pending{fs::weakly_canonical(fs::absolute(file), ec)}, seen;
+  while (!pending.empty() && seen.size() < 64) {
+    const fs::path current = pending.back();
+    pending.pop_back();
+    if (std::find(seen.begin(), seen.end(), current) != seen.end()) continue;
+    seen.push_back(current);
+    std::stringstream text(read_all(current));
+    for (std::string line; std::getline(text, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_line)) continue;
+      const fs::path named = m[1].str();
+      const fs::path found = fs::weakly_canonical(named.is_absolute() ? named : current.parent_path() / named, ec);
+      if (!fs::exists(found, ec)) continue;  // a system header, found on the include path
+      const bool solution = found.filename() == spec.solution && under(found, exercises);
+      if (solution || !under(found, own)) {
+        return current.filename().string() + " includes " + named.string() +
+               (solution ? ", the exercise's solution" : ", which is outside your folder") +
+               ": a submission may include only files in its own folder, the standard library's and CUDA's headers.";
+      }
+      pending.push_back(found);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 Built build_submission(const Spec& spec, const fs::path& file, bool gpu, const fs::path& cache) {
@@ -74,13 +158,19 @@ Built build_submission(const Spec& spec, const fs::path& file, bool gpu, const f
     built.log = "there is no file " + file.string() + "\n";
     return built;
   }
+  if (std::string why = includes_outside(spec, file); !why.empty()) {
+    built.refused = true;
+    built.log = std::move(why) + "\n";
+    return built;
+  }
   // The driver is a function of the spec alone: one per exercise, written where its hash says.
   const std::string source = driver_source(spec);
   const fs::path drivers = cache / "drivers";
   fs::create_directories(drivers, ec);
   const fs::path driver = drivers / (spec.name + "-" + std::to_string(std::hash<std::string>{}(source)) + ".cu");
   if (!fs::exists(driver)) {
-    const fs::path partial = driver.string() + "." + std::to_string(getpid());
+    const fs::path partial = driver.string() + "." + std::to_string(getpid()) + "-" +
+                             std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
     std::ofstream(partial, std::ios::binary) << source;
     fs::rename(partial, driver, ec);
   }
@@ -94,6 +184,14 @@ Built build_submission(const Spec& spec, const fs::path& file, bool gpu, const f
   built.ok = result.ok;
   built.program = result.program;
   built.log = result.log;
+  if (built.ok) {
+    if (std::string why = reached_outside(spec, file, result.program.parent_path() / "deps-0.d", gpu); !why.empty()) {
+      built.ok = false;
+      built.refused = true;
+      built.log = std::move(why) + "\n";
+      return built;
+    }
+  }
   if (!built.ok && built.log.find("undefined reference to") != std::string::npos &&
       built.log.find(spec.function) != std::string::npos) {
     built.log += "\nThe grader calls " + spec.entry + " — does " + file.filename().string() +
@@ -132,6 +230,8 @@ ChildResult run_case(const Spec& spec, const fs::path& program, const CaseData& 
   args.push_back(program.string());
   args.push_back(case_file.string());
   args.push_back(out_file.string());
+  r.sandboxed = sandbox_support().available;
+  if (r.sandboxed) args = sandboxed(args, folder, program, limits.gpu);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -167,6 +267,7 @@ ChildResult run_case(const Spec& spec, const fs::path& program, const CaseData& 
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    kill(-child, SIGKILL);  // what it left behind in its process group (in the sandbox, its namespace is gone)
     r.finished = WIFEXITED(status) && !r.timed_out;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
     r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;

@@ -15,7 +15,8 @@ namespace gpulab::grading {
 struct Built {
   bool ok = false;
   std::filesystem::path program;
-  std::string log;  // the compilers' messages on the learner's file
+  std::string log;       // the compilers' messages on the learner's file
+  bool refused = false;  // it compiled, but included what a submission may not (log: what)
 };
 
 // Builds `file` (the learner's, a solution, a student's submission) for the spec's entry point,
@@ -33,6 +34,7 @@ struct CaseData {
 struct Limits {
   double seconds = 60;
   double memory_gb = 4;
+  bool gpu = false;  // the program runs on the GPU: its sandbox holds the device files
 };
 
 struct ChildResult {
@@ -41,7 +43,8 @@ struct ChildResult {
   int signal = 0;          // when a signal ended it (a crash, or the time limit's kill)
   bool timed_out = false;  // killed at the time limit
   bool outputs_read = false;
-  std::string output;  // its stdout and stderr together (the emulator's checked-mode reports)
+  bool sandboxed = false;  // it ran in a sandbox of its own (sandbox.hpp)
+  std::string output;      // its stdout and stderr together (the emulator's checked-mode reports)
   std::map<std::string, std::vector<double>> outputs;       // after the first call
   std::map<std::string, std::vector<double>> last_outputs;  // after the last timed call (reps > 0)
   std::vector<std::array<double, 3>> times;                 // per timed call: copies in, call, copies out (ms)

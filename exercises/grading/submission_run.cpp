@@ -38,7 +38,7 @@ class SubmissionRun : public Run {
     if (!built.ok) {
       throw std::runtime_error("exercises/" + spec_.name + "/" + spec_.file + " did not compile: " + built.log);
     }
-    limits_ = {spec_.time_limit_s, spec_.memory_limit_gb};
+    limits_ = {spec_.time_limit_s, spec_.memory_limit_gb, gpu_};
     result_ = run_case(spec_, built.program, data_, limits_, options_.warmup, std::max(1, options_.reps));
   }
   CheckResult check() const override {

@@ -208,6 +208,9 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
   if (src_device) {
     if (const cudaError_t e = check_device_range(src, bytes, call, "source"); e != cudaSuccess) return e;
   }
+  // cudaMemcpyDefault: the pointers say which side each lies on, as with unified addressing.
+  const bool to_device = kind == cudaMemcpyDefault ? find_buffer(dst).found : dst_device;
+  const bool from_device = kind == cudaMemcpyDefault ? find_buffer(src).found : src_device;
   if (dst_device && src_device) {
     std::memmove(dst, src, bytes);
   } else if (!copy_from_host_side(dst, src, bytes)) {
@@ -215,6 +218,7 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
                                            " is not " + std::to_string(bytes) +
                                            " bytes of the program's memory (an array shorter than the copy?)");
   }
+  uploads::copied(dst, src, bytes, to_device, from_device);
   note_host_write(dst, bytes);  // initialised, for initcheck (a no-op for host memory)
   return cudaSuccess;
 }
@@ -435,6 +439,7 @@ cudaError_t cudaFree(void* ptr) {
     return fail(cudaErrorInvalidValue,
                 "cudaFree: not the start of a live cudaMalloc buffer (freed twice, or a host pointer?)");
   }
+  uploads::releasing(ptr);
   GuardedMemory::free(ptr);
   return cudaSuccess;
 }
@@ -442,12 +447,14 @@ cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) { return cudaHostAlloc
 cudaError_t cudaHostAlloc(void** ptr, std::size_t bytes, unsigned int) {
   *ptr = std::aligned_alloc(256, std::max<std::size_t>(256, (bytes + 255) / 256 * 256));
   if (*ptr == nullptr) return fail(cudaErrorMemoryAllocation, "cudaMallocHost of " + std::to_string(bytes) + " bytes");
+  uploads::host_visible(*ptr, bytes);
   std::lock_guard lock(host_mutex);
   host_allocations.insert(*ptr);
   return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
+  uploads::releasing(ptr);
   {
     std::lock_guard lock(host_mutex);
     if (host_allocations.erase(ptr) == 0) {
@@ -522,6 +529,7 @@ cudaError_t symbol_copy(void* dst, const void* src, std::size_t bytes, std::size
                                            ": the host " + (to_symbol ? "source" : "destination") + " is not " +
                                            std::to_string(bytes) + " bytes of the program's memory");
   }
+  if (to_symbol) uploads::copied(static_cast<char*>(dst) + offset, src, bytes, true, false);
   return cudaSuccess;
 }
 

@@ -17,6 +17,7 @@
 #include "emulator/emulator.hpp"
 #include "emulator/errors.hpp"
 #include "emulator/runtime_types.hpp"
+#include "emulator/upload_watch.hpp"
 
 namespace gpulab::emulated {
 // Host-side writes of device memory: initialised, for initcheck (memory.hpp).
@@ -75,6 +76,7 @@ cudaError_t managed_named(T** ptr, const char* name, const char* file, int line,
   const cudaError_t e = malloc_named(reinterpret_cast<void**>(ptr), bytes, name, file, line, element_size<T>());
   // The host writes managed memory directly, which no check sees: it counts as initialised.
   if (e == cudaSuccess) note_host_write(*ptr, bytes);
+  if (e == cudaSuccess) uploads::host_visible(*ptr, bytes);
   return e;
 }
 cudaError_t cudaFree(void* ptr);

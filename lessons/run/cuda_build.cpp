@@ -11,6 +11,7 @@
 #include <functional>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "emulator/header_mirror.hpp"
 #include "emulator/rewrite.hpp"
@@ -84,6 +85,18 @@ std::string nvcc_path() {
   return nvcc;
 }
 
+std::vector<fs::path> toolchain_folders(bool gpu) {
+  if (!gpu) {
+    // The emulator's CUDA headers, and the few of GPU Lab's they include (emulator/, common/).
+    const fs::path kernels = fs::weakly_canonical(GPULAB_KERNELS_INCLUDE);
+    return {fs::weakly_canonical(GPULAB_EMULATOR_INCLUDE), kernels / "emulator", kernels / "common"};
+  }
+  std::error_code ec;
+  const fs::path nvcc = fs::canonical(nvcc_path(), ec);
+  if (ec) return {};
+  return {nvcc.parent_path().parent_path()};
+}
+
 fs::path default_cache(const std::string& what) {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
     return fs::path(xdg) / "gpulab" / what;
@@ -130,7 +143,8 @@ Result build_program(const Request& r) {
   }
   // Built in a folder of this process's own, then moved into place: two graders building the
   // same file at once do not trip over each other.
-  const fs::path work = dir / ("work-" + std::to_string(getpid()));
+  const fs::path work = dir / ("work-" + std::to_string(getpid()) + "-" +
+                               std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
   fs::create_directories(work, ec);
   std::string link = r.gpu ? gpu_flags() : std::string(GPULAB_CXX);
   // The include path, as nvcc's: each source's own folder (for "quoted" includes, as when it is

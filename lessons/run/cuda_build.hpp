@@ -45,6 +45,10 @@ Result build_program(const Request& request);
 // Where builds are cached by default: $XDG_CACHE_HOME/gpulab/<what>, or ~/.cache/gpulab/<what>.
 std::filesystem::path default_cache(const std::string& what);
 
+// The folders a build reads besides the learner's files and the system's (/usr): the emulator's
+// headers on the emulator, the CUDA toolkit's where it is not under /usr.
+std::vector<std::filesystem::path> toolchain_folders(bool gpu);
+
 // nvcc where this GPU Lab was built with one (else "nvcc" on the PATH where it was not found there);
 // empty where it was built without the CUDA toolkit.
 std::string nvcc_path();

@@ -1,0 +1,11 @@
+// grade: failed — add.cu
+// Right, but handed in as add.cu instead of exercise.cu.
+__global__ void add(const float* a, const float* b, float* c, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+void vector_add(const float* a, const float* b, float* c, int n) {
+  if (n == 0) return;
+  add<<<(n + 255) / 256, 256>>>(a, b, c, n);
+}
