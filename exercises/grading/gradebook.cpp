@@ -104,7 +104,9 @@ std::vector<Grade> grade_student(const std::vector<const Spec*>& exercises, cons
   std::vector<Grade> grades;
   std::error_code ec;
   for (const Spec* e : exercises) {
-    const fs::path file = student / e->name / e->file;
+    fs::path file = student / e->name / e->file;
+    // A platform's upload of one file for one exercise lies in the submission's folder itself.
+    if (!fs::exists(file, ec) && exercises.size() == 1 && fs::exists(student / e->file, ec)) file = student / e->file;
     if (fs::exists(file, ec)) {
       grades.push_back(grade(*e, file, options));
       continue;
@@ -116,10 +118,37 @@ std::vector<Grade> grade_student(const std::vector<const Spec*>& exercises, cons
     g.file = file.string();
     g.points = e->points;
     g.handed_in = false;
-    g.message = "not handed in: no " + (fs::path(e->name) / e->file).string() + misnamed_hint(student / e->name, *e);
+    const fs::path where = exercises.size() == 1 && !fs::exists(student / e->name, ec) ? student : student / e->name;
+    g.message = "not handed in: no " +
+                (exercises.size() == 1 ? fs::path(e->file) : fs::path(e->name) / e->file).string() +
+                misnamed_hint(where, *e);
     grades.push_back(std::move(g));
   }
   return grades;
+}
+
+std::string prairielearn_json(const std::vector<Grade>& grades) {
+  double total = 0, most = 0;
+  nlohmann::json tests = course_tests(grades, total);
+  nlohmann::json pl_tests = nlohmann::json::array();
+  for (const auto& t : tests) {
+    most += t["max_score"].get<double>();
+    pl_tests.push_back({{"name", t["name"]},
+                        {"points", t["score"]},
+                        {"max_points", t["max_score"]},
+                        {"message", t["score"] == t["max_score"] ? "passed" : "failed"},
+                        {"output", t["output"]}});
+  }
+  std::string message;
+  for (const Grade& g : grades) message += (message.empty() ? "" : "\n") + g.exercise + ": " + g.message;
+  const bool sandboxed = std::all_of(grades.begin(), grades.end(), [](const Grade& g) { return g.sandboxed; });
+  const nlohmann::json results = {
+      {"gradable", true},
+      {"score", most > 0 ? total / most : 0.0},
+      {"message", message},
+      {"output", sandboxed ? "" : std::string(kNotSandboxed) + " — " + sandbox_support().why_not},
+      {"tests", pl_tests}};
+  return results.dump(2) + "\n";
 }
 
 int grade_class(const std::vector<const Spec*>& exercises, const GradeOptions& options,

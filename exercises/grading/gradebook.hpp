@@ -32,7 +32,8 @@ int merge_gradebooks(const std::vector<std::filesystem::path>& shards, const std
 int grade_class(const std::vector<const Spec*>& exercises, const GradeOptions& options,
                 const ClassOptions& class_options, std::ostream& log);
 
-// One student's grades: each exercise's file in STUDENT/NAME/, or a row saying it was not handed in.
+// One student's grades: each exercise's file in STUDENT/NAME/ (or STUDENT/ itself when there is
+// one exercise), or a grade saying it was not handed in.
 std::vector<Grade> grade_student(const std::vector<const Spec*>& exercises, const std::filesystem::path& student,
                                  const GradeOptions& options);
 
@@ -42,5 +43,9 @@ std::string csv_field(const std::string& text);
 // The course autograders' results.json for one student's grades (their seed left out: the
 // hidden cases stay hidden).
 std::string gradescope_json(const std::vector<Grade>& grades);
+
+// PrairieLearn's external-grader results.json: gradable, score (0 to 1), message, output, and
+// tests with name, points, max_points, message and output.
+std::string prairielearn_json(const std::vector<Grade>& grades);
 
 }  // namespace gpulab::grading
