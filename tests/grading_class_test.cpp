@@ -124,3 +124,34 @@ TEST_CASE("a class of thirteen that tries the grader gets the grades its code ea
   CHECK_THAT(fake, Catch::Contains("What your program printed") && Catch::Contains("All tests passed."));
   fs::remove_all(class_dir);
 }
+
+TEST_CASE("a class graded in two shards and merged gives the gradebook one run gives", "[grading][cli][class]") {
+  const fs::path class_dir = fs::temp_directory_path() / ("gpulab-shards-" + std::to_string(test::test_seed()));
+  fs::remove_all(class_dir);
+  for (const char* student : {"right", "wrong", "hangs", "host_computes"}) {
+    fs::create_directories(class_dir / "class" / student / "01_vector_add");
+    fs::copy_file(kSource / "tests/class" / (std::string(student) + ".cu"),
+                  class_dir / "class" / student / "01_vector_add/exercise.cu");
+  }
+  fs::create_directories(class_dir / "class/absent");
+  const std::string grade = test::executable("gpulab_grade") +
+                            " --backend emulated --exercise 01_vector_add --time-limit 1 --seed 5 --submissions " +
+                            (class_dir / "class").string();
+  const auto whole = test::run_command(grade + " --jobs 2 --gradebook " + (class_dir / "whole.csv").string());
+  REQUIRE(whole.exit_code == 0);
+  for (const char* shard : {"1", "2"}) {
+    const auto part = test::run_command(grade + " --shard " + shard + "/2 --gradebook " +
+                                        (class_dir / ("part-" + std::string(shard) + ".csv")).string());
+    INFO(part.output);
+    REQUIRE(part.exit_code == 0);
+    CHECK_THAT(part.output, Catch::Contains("shard " + std::string(shard) + " of 2"));
+  }
+  const auto merged =
+      test::run_command(test::executable("gpulab_grade") + " --merge " + (class_dir / "part-1.csv").string() + " " +
+                        (class_dir / "part-2.csv").string() + " --gradebook " + (class_dir / "merged.csv").string());
+  INFO(merged.output);
+  REQUIRE(merged.exit_code == 0);
+  CHECK(read(class_dir / "merged.csv") == read(class_dir / "whole.csv"));
+  CHECK(rows_of(read(class_dir / "merged.csv")).size() == 5);
+  fs::remove_all(class_dir);
+}

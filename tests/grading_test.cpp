@@ -145,7 +145,8 @@ void grade_buggy_submissions(std::size_t part, std::size_t parts) {
     const std::string all_text = grading::report_json({g});
     INFO(grading::report_text(g));
     CHECK_FALSE(g.passed);
-    CHECK(g.cases.size() == grading::cases_for(*e, seed).size());  // every case ran, whatever happened
+    // Every case ran, whatever happened (and the efficiency cases, measured or not).
+    CHECK(g.cases.size() == grading::cases_for(*e, seed).size() + (e->efficiency ? e->efficiency->checks.size() : 0));
     for (const std::string& phrase : expected) {
       CAPTURE(phrase);
       CHECK(all_text.find(phrase) != std::string::npos);
@@ -255,6 +256,12 @@ TEST_CASE("where the wrong elements lie is said in the output's own terms", "[gr
   CHECK(grading::where_wrong(matrix, last_column) == "every row, column 31 (the last)");
   CHECK(grading::where_wrong(matrix, edge_tile) == "rows 2–3 (the last 2 of 4), columns 16–31 (the last 16 of 32)");
   CHECK(grading::where_wrong(matrix, every_other) == "row 0 (the first), every 2nd column from 1 to 31");
+  std::vector<std::size_t> outside_corner;  // a grid rounded down both ways: right only in rows 0–1, columns 0–15
+  for (std::size_t i = 0; i < 4 * 32; ++i)
+    if (i / 32 >= 2 || i % 32 >= 16) outside_corner.push_back(i);
+  CHECK(grading::where_wrong(matrix, outside_corner) ==
+        "all but the top-left 2 × 16 corner — rows 2–3 (the last 2 of 4) and columns 16–31 (the last 16 of 32), as if "
+        "the grid stopped short both across and down");
 }
 
 TEST_CASE("a spec with a mistake is refused with the file and the reason", "[grading]") {

@@ -101,6 +101,32 @@ std::vector<std::pair<std::string, std::int64_t>> dims_of(const Spec& spec, cons
 std::string where_wrong(const std::vector<std::pair<std::string, std::int64_t>>& dims,
                         const std::vector<std::size_t>& wrong) {
   if (wrong.empty()) return "";
+  // A matrix right only in its top-left corner: the grid stopped short both across and down (a
+  // count rounded down), which "every row, every column" would hide.
+  if (dims.size() == 2 && dims[0].second > 1 && dims[1].second > 1) {
+    const std::int64_t rows = dims[0].second, cols = dims[1].second;
+    std::vector<bool> bad(static_cast<std::size_t>(rows * cols), false);
+    for (const std::size_t flat : wrong) {
+      if (flat < bad.size()) bad[flat] = true;
+    }
+    std::int64_t right_rows = 0, right_cols = 0;
+    while (right_cols < cols && !bad[static_cast<std::size_t>(right_cols)]) ++right_cols;
+    while (right_rows < rows && !bad[static_cast<std::size_t>(right_rows * cols)]) ++right_rows;
+    const bool corner = right_rows > 0 && right_cols > 0 && right_rows < rows && right_cols < cols &&
+                        static_cast<std::int64_t>(wrong.size()) == rows * cols - right_rows * right_cols;
+    if (corner) {
+      bool shape = true;
+      for (std::int64_t r = 0; r < right_rows && shape; ++r)
+        for (std::int64_t c = 0; c < right_cols && shape; ++c) shape = !bad[static_cast<std::size_t>(r * cols + c)];
+      if (shape) {
+        return fmt::format(
+            "all but the top-left {} × {} corner — {}s {}–{} (the last {} of {}) and {}s {}–{} (the last {} of {}), as "
+            "if the grid stopped short both across and down",
+            right_rows, right_cols, dims[0].first, right_rows, rows - 1, rows - right_rows, rows, dims[1].first,
+            right_cols, cols - 1, cols - right_cols, cols);
+      }
+    }
+  }
   std::vector<std::set<std::int64_t>> seen(dims.size());
   for (const std::size_t flat : wrong) {
     auto rest = static_cast<std::int64_t>(flat);
@@ -119,7 +145,7 @@ std::string where_wrong(const std::vector<std::pair<std::string, std::int64_t>>&
 }
 
 CaseCheck check_outputs(const Spec& spec, const CaseData& data, const std::map<std::string, std::vector<double>>& got,
-                        const std::map<std::string, Expected>& expected) {
+                        const std::map<std::string, Expected>& expected, bool launch_stopped) {
   CaseCheck result;
   result.passed = true;
   std::vector<std::string> right, wrong_texts;
@@ -191,7 +217,11 @@ CaseCheck check_outputs(const Spec& spec, const CaseData& data, const std::map<s
                                    out.unwritten == out.wrong ? ", none of them written" : "", what);
     if (out.checked > 1 && (out.wrong > 1 || dims.size() > 1))
       text += " The wrong elements: " + where_wrong(dims, wrong) + ".";
-    if (out.unwritten > 0 && !spec.unwritten.empty()) {
+    if (out.unwritten > 0 && launch_stopped) {
+      text +=
+          " The checked mode stopped a launch at its error: the elements it had not reached were never written, "
+          "which says nothing about your grid.";
+    } else if (out.unwritten > 0 && !spec.unwritten.empty()) {
       std::string hint = spec.unwritten;
       for (const auto& [name, value] : data.sizes) {
         const std::string key = "{" + name + "}";

@@ -24,8 +24,10 @@ struct CaseCheck {
   std::vector<OutputCheck> outputs;
 };
 
+// `launch_stopped`: the checked mode stopped a launch at an error, so elements never written say
+// nothing about the grid (the spec's `unwritten` hint is left out).
 CaseCheck check_outputs(const Spec& spec, const CaseData& data, const std::map<std::string, std::vector<double>>& got,
-                        const std::map<std::string, Expected>& expected);
+                        const std::map<std::string, Expected>& expected, bool launch_stopped = false);
 
 // Where the wrong elements of an output lie, in its layout's terms ("columns 16–30 (the last 15
 // of 31), every row"); `wrong` holds flat indices in increasing order.

@@ -82,6 +82,9 @@ std::string driver_source(const Spec& spec) {
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#ifdef GPULAB_EMULATED
+#include "emulator/memory_counter.hpp"
+#endif
 
 {entry};
 
@@ -141,14 +144,26 @@ template <typename T>
 std::size_t bytes_of(const HostArray<T>& v) {{ return v.size() * sizeof(T); }}
 template <typename T>
 void write_array(const HostArray<T>& v) {{ std::fwrite(v.data(), sizeof(T), v.size(), out); }}
-// Every byte {poison_byte}: the grader knows an element that still holds it was never written.
 #ifdef GPULAB_EMULATED
 // An output the host computed: most of its values were handed over from host memory, or (an
 // output in host memory) bytes no copy from the device wrote.
 void report_host_work(const char* name, double share, std::size_t host_bytes) {{
   if (share >= 0.5 || host_bytes > 0) std::fprintf(stderr, "{host_work_tag} %s %.0f %zu\n", name, 100 * share, host_bytes);
 }}
+// Every launch's counts added up, per kind of access: requests, units, ideal units, bytes.
+void report_counts(const std::vector<gpulab::emulated::KernelTraffic>& kernels) {{
+  gpulab::emulated::Traffic all[gpulab::emulated::kMemoryKinds];
+  for (const auto& k : kernels)
+    for (int kind = 0; kind < gpulab::emulated::kMemoryKinds; ++kind) all[kind] += k.traffic[kind];
+  std::fprintf(stderr, "{counts_tag}");
+  for (const auto& t : all)
+    std::fprintf(stderr, " %llu %llu %llu %llu", static_cast<unsigned long long>(t.requests),
+                 static_cast<unsigned long long>(t.units), static_cast<unsigned long long>(t.ideal),
+                 static_cast<unsigned long long>(t.bytes));
+  std::fprintf(stderr, "\n");
+}}
 #endif
+// Every byte {poison_byte}: the grader knows an element that still holds it was never written.
 void poison(void* device, std::size_t bytes) {{
   check(cudaMemset(device, {poison_byte}, bytes), "poisoning the outputs");
   check(cudaDeviceSynchronize(), "poisoning the outputs");
@@ -171,18 +186,33 @@ int main(int argc, char** argv) {{
   read_bytes(&warmup, sizeof warmup);
   read_bytes(&reps, sizeof reps);
 {read}{allocate}
+#ifndef GPULAB_EMULATED
+  // Timed calls start from a cold L2, as a caller's would after other work: a buffer twice its
+  // size is written between calls (outside the events).
+  int l2_bytes = 0;
+  check(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0), "cudaDeviceGetAttribute");
+  void* flush = nullptr;
+  if (reps > 0 && l2_bytes > 0) check(cudaMalloc(&flush, 2 * static_cast<std::size_t>(l2_bytes)), "cudaMalloc (L2 flush)");
+#endif
   cudaEvent_t marks[4];
   for (cudaEvent_t& e : marks) check(cudaEventCreate(&e), "cudaEventCreate");
   std::vector<double> times;
   for (std::int64_t run = 0; run < 1 + (reps > 0 ? warmup + reps : 0); ++run) {{
-{poison}    check(cudaEventRecord(marks[0]), "cudaEventRecord");
+{poison}#ifndef GPULAB_EMULATED
+    if (flush != nullptr) check(cudaMemset(flush, run & 0xff, 2 * static_cast<std::size_t>(l2_bytes)), "flushing L2");
+#endif
+    check(cudaEventRecord(marks[0]), "cudaEventRecord");
 {upload}    check(cudaEventRecord(marks[1]), "cudaEventRecord");
 #ifdef GPULAB_EMULATED
+    // The grader's efficiency case: the emulator's memory counts of the learner's launches.
+    const bool counting = run == 0 && std::getenv("GPULAB_GRADE_COUNTS") != nullptr;
+    if (counting) gpulab::emulated::memory_counter::start();
     if (run == 0) gpulab::emulated::rt::watch_uploads({{{grader_inputs}}}, {{{host_outputs}}});
 #endif
     {function}({call_args});
 #ifdef GPULAB_EMULATED
     if (run == 0) gpulab::emulated::rt::stop_watching_uploads();
+    if (counting) report_counts(gpulab::emulated::memory_counter::stop());
     // The emulator did every queued copy at once; a GPU may not have, if nothing waited for them.
     if (const std::size_t n = gpulab::emulated::rt::unfinished_copies_to_host(); run == 0 && n > 0)
       std::fprintf(stderr, "{unfinished} %zu\n", n);
@@ -208,6 +238,9 @@ int main(int argc, char** argv) {{
   }}
   for (const double t : times) std::fwrite(&t, sizeof t, 1, out);
 {release}  for (cudaEvent_t& e : marks) cudaEventDestroy(e);
+#ifndef GPULAB_EMULATED
+  cudaFree(flush);
+#endif
   if (std::fclose(out) != 0) {{
     std::fprintf(stderr, "driver: cannot write %s\n", argv[2]);
     return 2;
@@ -218,11 +251,12 @@ int main(int argc, char** argv) {{
       fmt::arg("folder", spec.folder.filename().string()), fmt::arg("function", spec.function),
       fmt::arg("entry", spec.entry), fmt::arg("tag", kCudaErrorTag), fmt::arg("poison_byte", kPoisonByte),
       fmt::arg("unfinished", kUnfinishedTag), fmt::arg("host_work_tag", kHostWorkTag),
-      fmt::arg("grader_inputs", grader_inputs), fmt::arg("host_outputs", host_outputs),
-      fmt::arg("host_work", host_work), fmt::arg("cuda_error", kDriverCudaError), fmt::arg("read", read),
-      fmt::arg("allocate", allocate), fmt::arg("poison", poison), fmt::arg("upload", upload),
-      fmt::arg("call_args", call_args), fmt::arg("download", download), fmt::arg("returned", returned),
-      fmt::arg("save", save), fmt::arg("release", release));
+      fmt::arg("counts_tag", kCountsTag), fmt::arg("grader_inputs", grader_inputs),
+      fmt::arg("host_outputs", host_outputs), fmt::arg("host_work", host_work),
+      fmt::arg("cuda_error", kDriverCudaError), fmt::arg("read", read), fmt::arg("allocate", allocate),
+      fmt::arg("poison", poison), fmt::arg("upload", upload), fmt::arg("call_args", call_args),
+      fmt::arg("download", download), fmt::arg("returned", returned), fmt::arg("save", save),
+      fmt::arg("release", release));
 }
 
 }  // namespace gpulab::grading

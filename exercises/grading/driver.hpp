@@ -23,6 +23,10 @@ inline constexpr const char* kCudaErrorTag = "GPULAB-CUDA-ERROR";
 inline constexpr const char* kUnfinishedTag = "GPULAB-UNFINISHED";
 // On the emulator: an output the host computed ("TAG name percent-handed-over host-written-bytes").
 inline constexpr const char* kHostWorkTag = "GPULAB-HOST-WORK";
+// On the emulator, with GPULAB_GRADE_COUNTS set: the memory counts of the learner's launches
+// ("TAG" then requests, units, ideal units and bytes for global loads, global stores, shared
+// loads and shared stores).
+inline constexpr const char* kCountsTag = "GPULAB-COUNTS";
 inline constexpr int kDriverCudaError = 3;
 
 // The driver's source, for the spec's entry point. Compiled by nvcc for the GPU, or by the host

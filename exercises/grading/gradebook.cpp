@@ -80,6 +80,15 @@ std::string gradescope_json(const std::vector<Grade>& grades) {
   nlohmann::json tests = course_tests(grades, total);
   for (auto& t : tests) t["visibility"] = "visible";
   nlohmann::json results = {{"score", total}, {"tests", tests}, {"visibility", "visible"}};
+  // Where performance was graded (on a GPU), Gradescope's leaderboard: the rate each exercise reached.
+  nlohmann::json leaderboard = nlohmann::json::array();
+  for (const Grade& g : grades) {
+    for (const CaseResult& c : g.cases) {
+      if (c.rate >= 0)
+        leaderboard.push_back({{"name", g.exercise + " (" + c.rate_unit + ")"}, {"value", c.rate}, {"order", "desc"}});
+    }
+  }
+  if (!leaderboard.empty()) results["leaderboard"] = leaderboard;
   const bool sandboxed = std::all_of(grades.begin(), grades.end(), [](const Grade& g) { return g.sandboxed; });
   if (!sandboxed) results["output"] = std::string(kNotSandboxed) + " — " + sandbox_support().why_not;
   return results.dump(2) + "\n";

@@ -16,6 +16,7 @@
 #include "common/peaks.hpp"
 #include "grading/check.hpp"
 #include "grading/driver.hpp"
+#include "grading/efficiency.hpp"
 #include "grading/references.hpp"
 #include "grading/sandbox.hpp"
 #include "grading/submission.hpp"
@@ -223,8 +224,17 @@ CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& d
   if (failure.empty() && !run.outputs_read && checked.empty()) {
     failure = "the program ended without writing its outputs (exit status " + std::to_string(run.exit_code) + ")";
   }
+  // After a checked-mode report the launch was stopped, as compute-sanitizer stops it, and the CUDA
+  // error the program then saw is that stop's, not a GPU's (which would have run on, undefined).
+  if (!checked.empty() && run.finished && run.exit_code == kDriverCudaError) {
+    const std::string line = line_with(run.output, kCudaErrorTag);
+    const auto name = line.find("cudaError");
+    failure = "The checked mode stopped that launch, as compute-sanitizer does (so the program then saw " +
+              (name == std::string::npos ? std::string("an error") : line.substr(name, line.find(':', name) - name)) +
+              "); on a GPU without a sanitizer the kernel would have run on, its result undefined.";
+  }
   if (run.outputs_read) {
-    const CaseCheck check = check_outputs(spec, data, run.outputs, reference.compute(data));
+    const CaseCheck check = check_outputs(spec, data, run.outputs, reference.compute(data), !checked.empty());
     if (!check.passed) failure += (failure.empty() ? "" : " ") + check.message;
     if (check.passed && !run.last_outputs.empty()) {  // the timed calls must be right too
       const CaseCheck last = check_outputs(spec, data, run.last_outputs, reference.compute(data));
@@ -284,6 +294,8 @@ std::optional<CaseResult> time_performance(const Spec& spec, const Reference& re
   const double rate = work / (ms * 1e6);  // GB/s or GFLOP/s
   const double peak = memory ? peaks->copy_gbps : peaks->fp32_gflops;
   const double fraction = rate / peak;
+  r.rate = rate;
+  r.rate_unit = memory ? "GB/s" : "GFLOP/s";
   for (const auto& [at_least, score] : perf.bands) {
     if (fraction >= at_least) {
       r.score = score;
@@ -419,6 +431,7 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
     g.cases.push_back(r);
     if (progress) progress(r);
   }
+  for (CaseResult& r : grade_efficiency(spec, *reference, built, options, g)) g.cases.push_back(std::move(r));
   if (options.performance && spec.performance) {
     if (auto timed = time_performance(spec, *reference, built, options, g)) g.cases.push_back(std::move(*timed));
   }

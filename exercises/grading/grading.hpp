@@ -48,6 +48,8 @@ struct CaseResult {
   std::string message;  // what went wrong, in the learner's terms
   std::string report;   // the checked mode's or compute-sanitizer's report, the program's output
   double score = -1;    // a part of a point (the performance case's band); -1: 1 if passed, else 0
+  double rate = -1;     // the performance case's GB/s or GFLOP/s (a leaderboard's value); -1: none
+  std::string rate_unit;
 };
 
 struct Grade {

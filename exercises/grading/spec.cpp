@@ -212,6 +212,26 @@ Spec read_spec(const fs::path& folder) {
       if (p.bands.empty()) throw std::invalid_argument("performance needs bands: [[fraction of the peak, score], ...]");
       s.performance = p;
     }
+    if (j.contains("efficiency")) {
+      const auto& eff = j.at("efficiency");
+      Efficiency e;
+      e.at.sizes = sizes_of(eff.at("sizes"), where);
+      e.at.catches = "efficiency";
+      e.at.inputs = eff.value("values", std::string("random"));
+      for (const auto& check : eff.at("checks")) {
+        EfficiencyCheck c;
+        c.measure = check.at("measure").get<std::string>();
+        static const std::vector<std::string> known = {"global_load_efficiency", "global_store_efficiency",
+                                                       "global_load_traffic", "shared_bank_conflicts"};
+        if (std::find(known.begin(), known.end(), c.measure) == known.end())
+          throw std::invalid_argument("efficiency measure \"" + c.measure + "\" is none the grader knows");
+        c.lower_is_better = check.contains("at_most");
+        c.bands = check.at(c.lower_is_better ? "at_most" : "at_least").get<std::vector<std::pair<double, double>>>();
+        if (c.bands.empty()) throw std::invalid_argument("efficiency check " + c.measure + " needs bands");
+        e.checks.push_back(std::move(c));
+      }
+      s.efficiency = e;
+    }
     if (j.contains("derived")) {
       for (const auto& [name, expression] : j.at("derived").items())
         s.derived.emplace_back(name, expression.get<std::string>());

@@ -54,6 +54,23 @@ struct Performance {
   std::vector<std::pair<double, double>> bands;
 };
 
+// Optional efficiency grading without a GPU: one case run on the emulator with its memory counts
+// (Nsight Compute's, emulator/memory_counts.hpp), each measure scored by the instructor's bands.
+// Measures: global_load_efficiency and global_store_efficiency (the share of each 32-byte sector
+// fetched that the threads used, 0 to 1: higher is better); global_load_traffic (bytes of sectors
+// loaded ÷ the bytes of the input arrays: how often each input is fetched; lower is better);
+// shared_bank_conflicts (extra shared-memory passes per shared request; lower is better).
+struct EfficiencyCheck {
+  std::string measure;
+  bool lower_is_better = false;
+  // {bound, score}, best first: "at_least": [[0.8, 1], [0.4, 0.5]], or "at_most": [[4, 1], [16, 0.5]].
+  std::vector<std::pair<double, double>> bands;
+};
+struct Efficiency {
+  Case at;
+  std::vector<EfficiencyCheck> checks;
+};
+
 struct Spec {
   std::filesystem::path folder;  // exercises/01_vector_add
   std::string name;              // the folder's name: "01_vector_add"
@@ -86,6 +103,7 @@ struct Spec {
   // `yours` is not run where it would take the reference minutes. Empty: cheap at any size.
   std::string run_cost;
   std::optional<Performance> performance;
+  std::optional<Efficiency> efficiency;
   std::string file = "exercise.cu";  // the learner's file in the folder
   std::string solution = "solution.cu";
 

@@ -271,6 +271,13 @@ ChildResult run_case(const Spec& spec, const fs::path& program, const CaseData& 
     r.finished = WIFEXITED(status) && !r.timed_out;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
     r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    // The sandbox passes a program's death by signal N on as its own exit status 128 + N (the
+    // driver never exits above 4).
+    if (r.sandboxed && r.finished && r.exit_code > 128 && r.exit_code < 128 + 32) {
+      r.signal = r.exit_code - 128;
+      r.finished = false;
+      r.exit_code = 0;
+    }
   } else {
     r.output = "cannot start a process for the case: " + std::string(std::strerror(errno)) + "\n";
   }
