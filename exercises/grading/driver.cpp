@@ -82,6 +82,8 @@ std::string driver_source(const Spec& spec) {
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include "emulator/upload_watch.hpp"
 #ifdef GPULAB_EMULATED
 #include "emulator/memory_counter.hpp"
 #endif
@@ -144,12 +146,12 @@ template <typename T>
 std::size_t bytes_of(const HostArray<T>& v) {{ return v.size() * sizeof(T); }}
 template <typename T>
 void write_array(const HostArray<T>& v) {{ std::fwrite(v.data(), sizeof(T), v.size(), out); }}
-#ifdef GPULAB_EMULATED
 // An output the host computed: most of its values were handed over from host memory, or (an
 // output in host memory) bytes no copy from the device wrote.
 void report_host_work(const char* name, double share, std::size_t host_bytes) {{
   if (share >= 0.5 || host_bytes > 0) std::fprintf(stderr, "{host_work_tag} %s %.0f %zu\n", name, 100 * share, host_bytes);
 }}
+#ifdef GPULAB_EMULATED
 // Every launch's counts added up, per kind of access: requests, units, ideal units, bytes.
 void report_counts(const std::vector<gpulab::emulated::KernelTraffic>& kernels) {{
   gpulab::emulated::Traffic all[gpulab::emulated::kMemoryKinds];
@@ -203,15 +205,14 @@ int main(int argc, char** argv) {{
 #endif
     check(cudaEventRecord(marks[0]), "cudaEventRecord");
 {upload}    check(cudaEventRecord(marks[1]), "cudaEventRecord");
+    if (run == 0) gpulab::emulated::rt::watch_uploads({{{grader_inputs}}}, {{{host_outputs}}});
 #ifdef GPULAB_EMULATED
     // The grader's efficiency case: the emulator's memory counts of the learner's launches.
     const bool counting = run == 0 && std::getenv("GPULAB_GRADE_COUNTS") != nullptr;
     if (counting) gpulab::emulated::memory_counter::start();
-    if (run == 0) gpulab::emulated::rt::watch_uploads({{{grader_inputs}}}, {{{host_outputs}}});
 #endif
     {function}({call_args});
 #ifdef GPULAB_EMULATED
-    if (run == 0) gpulab::emulated::rt::stop_watching_uploads();
     if (counting) report_counts(gpulab::emulated::memory_counter::stop());
     // The emulator did every queued copy at once; a GPU may not have, if nothing waited for them.
     if (const std::size_t n = gpulab::emulated::rt::unfinished_copies_to_host(); run == 0 && n > 0)
@@ -220,13 +221,13 @@ int main(int argc, char** argv) {{
 {returned}    check(cudaGetLastError(), "after your function returned");
     check(cudaEventRecord(marks[2]), "cudaEventRecord");
     check(cudaDeviceSynchronize(), "when the device finished your work (cudaDeviceSynchronize)");
-{download}    check(cudaEventRecord(marks[3]), "cudaEventRecord");
+{download}    // After the device's work: host memory a kernel read is kept as it was then.
+    if (run == 0) gpulab::emulated::rt::stop_watching_uploads();
+    check(cudaEventRecord(marks[3]), "cudaEventRecord");
     if (run == 0 || (reps > 0 && run == warmup + reps)) {{  // the first call, and the last timed one
 {save}    }}
-#ifdef GPULAB_EMULATED
     if (run == 0) {{
 {host_work}    }}
-#endif
     check(cudaEventSynchronize(marks[3]), "cudaEventSynchronize");
     if (run > warmup) {{
       for (int k = 0; k < 3; ++k) {{

@@ -27,6 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+const fs::path kGpuWatchHeader = fs::path(GPULAB_GRADING_DIR) / "gpu_watch.cuh";
+const fs::path kUploadWatchSource = GPULAB_UPLOAD_WATCH_SOURCE;
+
 template <typename T>
 void write_as(std::ofstream& out, const std::vector<double>& values) {
   for (const double v : values) {
@@ -97,6 +100,7 @@ std::string reached_outside(const Spec& spec, const fs::path& file, const fs::pa
   const fs::path own = fs::weakly_canonical(fs::absolute(file).parent_path(), ec);
   std::vector<fs::path> allowed = build::toolchain_folders(gpu);
   allowed.push_back(own);
+  if (gpu) allowed.push_back(fs::weakly_canonical(kGpuWatchHeader, ec));  // forced in by the grader
   const fs::path exercises = fs::weakly_canonical(spec.folder, ec).parent_path();
   const fs::path itself = fs::weakly_canonical(fs::absolute(file), ec);
   for (const fs::path& listed : dependencies(deps)) {
@@ -177,6 +181,12 @@ Built build_submission(const Spec& spec, const fs::path& file, bool gpu, const f
   build::Request request;
   request.sources = {file};
   request.trusted_sources = {driver};
+  if (gpu) {
+    // On a GPU, the learner's copies pass through the grader's watch (gpu_watch.cuh), which the
+    // emulator's runtime is on the emulator.
+    request.forced_includes = {kGpuWatchHeader};
+    request.trusted_sources.push_back(kUploadWatchSource);
+  }
   request.gpu = gpu;
   request.stop_at_reports = true;  // each case's error is its launch's
   request.cache = cache / "programs";

@@ -68,6 +68,8 @@ std::string key_of(const Request& r) {
   for (const fs::path& d : r.include_dirs) all += "\n-I" + fs::absolute(d).string();
   for (const std::string& d : r.defines) all += "\n-D" + d;
   for (const std::string& l : r.libraries) all += "\n-l" + l;
+  for (const fs::path& h : r.forced_includes)
+    all += "\n-include" + fs::absolute(h).string() + '\n' + emulated::read_source(h.string());
   return std::to_string(std::hash<std::string>{}(all));
 }
 
@@ -182,6 +184,10 @@ Result build_program(const Request& r) {
     fs::path input = source;
     if (r.gpu) {
       command = gpu_flags() + searched(folder, own) + learner_flags + (host_c || host_cpp ? "" : " -x cu") + " -c";
+      if (learner && !host_c) {
+        for (const fs::path& h : r.forced_includes) command += " -include " + shell_quote(fs::absolute(h).string());
+      }
+      if (!learner) command += std::string(" -I") + shell_quote(GPULAB_KERNELS_INCLUDE);
     } else if (host_c) {
       command = std::string(GPULAB_CXX) + " -x c -O2" + searched(folder, own) + learner_flags + " -c";
     } else {

@@ -21,6 +21,10 @@ struct Request {
   // As nvcc's -l: libraries to link. On the emulator, those it stands in for (cudart, cuda,
   // cublas: emulator/include/cublas_v2.h on OpenBLAS) are its own.
   std::vector<std::string> libraries;
+  // Headers compiled in before each of the learner's files (nvcc's -include): the grader's watch
+  // on a GPU (exercises/grading/gpu_watch.cuh). GPU Lab's own files also find the emulator's
+  // headers (-I kernels/) on a GPU.
+  std::vector<std::filesystem::path> forced_includes;
   bool gpu = false;
   // On the emulator, whether a launch fails at the checked mode's first report (the grader, whose
   // driver reads each launch's error); else it goes on, as under compute-sanitizer, and the
