@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/lesson_runs.hpp"
+#include "common/text_file.hpp"
 #include "support/process.hpp"
 
 using namespace gpulab;
@@ -18,10 +19,7 @@ namespace {
 
 const fs::path kSource = GPULAB_SOURCE_DIR;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::string read(const fs::path& p) { return read_text_file(p.string()).value_or(""); }
 
 struct Submission {
   const char* name;

@@ -15,6 +15,7 @@
 #include "grading/grading.hpp"
 #include "grading/sandbox.hpp"
 #include "support/lesson_runs.hpp"
+#include "common/text_file.hpp"
 #include "support/process.hpp"
 
 using namespace gpulab;
@@ -24,10 +25,7 @@ namespace {
 
 const fs::path kSource = GPULAB_SOURCE_DIR;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::string read(const fs::path& p) { return read_text_file(p.string()).value_or(""); }
 
 struct Expected {
   bool passed = false;

@@ -15,6 +15,7 @@
 #include "grading/gradebook.hpp"
 #include "grading/grading.hpp"
 #include "support/lesson_runs.hpp"
+#include "common/text_file.hpp"
 #include "support/process.hpp"
 
 using namespace gpulab;
@@ -31,10 +32,7 @@ grading::GradeOptions emulated_options(std::uint64_t seed) {
   return o;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::string read(const fs::path& p) { return read_text_file(p.string()).value_or(""); }
 
 // The lines `// KEY: value` of a file.
 std::vector<std::string> marked(const std::string& text, const std::string& key) {

@@ -24,6 +24,7 @@ bool kept(const std::string& name) {
 }
 
 std::string bwrap_path() {
+  if (const char* own = std::getenv("GPULAB_BWRAP"); own != nullptr && fs::exists(own)) return own;
   for (const char* dir : {"/usr/bin", "/bin", "/usr/local/bin"}) {
     const fs::path p = fs::path(dir) / "bwrap";
     if (fs::exists(p)) return p.string();

@@ -18,7 +18,8 @@ struct SandboxSupport {
   std::string why_not;  // when not: what is missing, and how to get it
 };
 
-// Probed once per process (GPULAB_NO_SANDBOX=1 turns the sandbox off, for tests of the fallback).
+// Probed once per process: bubblewrap from /usr/bin (or GPULAB_BWRAP, a bwrap elsewhere);
+// GPULAB_NO_SANDBOX=1 turns the sandbox off (to see what it prevents).
 const SandboxSupport& sandbox_support();
 
 // The command that runs `command` (a program and its arguments) inside the sandbox, with `folder`
