@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "support/lesson_runs.hpp"
 #include "common/text_file.hpp"
+#include "support/lesson_runs.hpp"
 #include "support/process.hpp"
 
 using namespace gpulab;

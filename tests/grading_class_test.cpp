@@ -12,10 +12,10 @@
 #include <sstream>
 #include <thread>
 
+#include "common/text_file.hpp"
 #include "grading/grading.hpp"
 #include "grading/sandbox.hpp"
 #include "support/lesson_runs.hpp"
-#include "common/text_file.hpp"
 #include "support/process.hpp"
 
 using namespace gpulab;

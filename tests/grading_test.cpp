@@ -11,11 +11,11 @@
 #include <regex>
 #include <sstream>
 
+#include "common/text_file.hpp"
 #include "grading/check.hpp"
 #include "grading/gradebook.hpp"
 #include "grading/grading.hpp"
 #include "support/lesson_runs.hpp"
-#include "common/text_file.hpp"
 #include "support/process.hpp"
 
 using namespace gpulab;
@@ -258,8 +258,12 @@ TEST_CASE("where the wrong elements lie is said in the output's own terms", "[gr
   for (std::size_t i = 0; i < 4 * 32; ++i)
     if (i / 32 >= 2 || i % 32 >= 16) outside_corner.push_back(i);
   CHECK(grading::where_wrong(matrix, outside_corner) ==
-        "all but the top-left 2 × 16 corner — rows 2–3 (the last 2 of 4) and columns 16–31 (the last 16 of 32), as if "
-        "the grid stopped short both across and down");
+        "all but the top-left 2 × 16 corner: rows 2–3 (the last 2 of 4) and columns 16–31 (the last 16 of 32)");
+  std::vector<std::size_t> last_row_and_column;  // an edge tile's barrier: the last row and the last column wrong
+  for (std::size_t i = 0; i < 4 * 32; ++i)
+    if (i / 32 == 3 || i % 32 == 31) last_row_and_column.push_back(i);
+  CHECK(grading::where_wrong(matrix, last_row_and_column) ==
+        "all but the top-left 3 × 31 corner: row 3 (the last) and column 31 (the last)");
 }
 
 TEST_CASE("a spec with a mistake is refused with the file and the reason", "[grading]") {

@@ -119,11 +119,12 @@ std::string where_wrong(const std::vector<std::pair<std::string, std::int64_t>>&
       for (std::int64_t r = 0; r < right_rows && shape; ++r)
         for (std::int64_t c = 0; c < right_cols && shape; ++c) shape = !bad[static_cast<std::size_t>(r * cols + c)];
       if (shape) {
-        return fmt::format(
-            "all but the top-left {} × {} corner — {}s {}–{} (the last {} of {}) and {}s {}–{} (the last {} of {}), as "
-            "if the grid stopped short both across and down",
-            right_rows, right_cols, dims[0].first, right_rows, rows - 1, rows - right_rows, rows, dims[1].first,
-            right_cols, cols - 1, cols - right_cols, cols);
+        std::set<std::int64_t> last_rows, last_cols;
+        for (std::int64_t r = right_rows; r < rows; ++r) last_rows.insert(r);
+        for (std::int64_t c = right_cols; c < cols; ++c) last_cols.insert(c);
+        return fmt::format("all but the top-left {} × {} corner: {} and {}", right_rows, right_cols,
+                           describe_axis(dims[0].first, rows, last_rows),
+                           describe_axis(dims[1].first, cols, last_cols));
       }
     }
   }
