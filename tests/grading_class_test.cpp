@@ -126,7 +126,7 @@ TEST_CASE("a class of thirteen that tries the grader gets the grades its code ea
 TEST_CASE("a class graded in two shards and merged gives the gradebook one run gives", "[grading][cli][class]") {
   const fs::path class_dir = fs::temp_directory_path() / ("gpulab-shards-" + std::to_string(test::test_seed()));
   fs::remove_all(class_dir);
-  for (const char* student : {"right", "wrong", "hangs", "host_computes"}) {
+  for (const char* student : {"right", "wrong", "tampers", "host_computes"}) {
     fs::create_directories(class_dir / "class" / student / "01_vector_add");
     fs::copy_file(kSource / "tests/class" / (std::string(student) + ".cu"),
                   class_dir / "class" / student / "01_vector_add/exercise.cu");

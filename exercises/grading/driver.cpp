@@ -85,6 +85,7 @@ std::string driver_source(const Spec& spec) {
 
 #include "emulator/upload_watch.hpp"
 #ifdef GPULAB_EMULATED
+#include "emulator/memory.hpp"
 #include "emulator/memory_counter.hpp"
 #endif
 
@@ -211,8 +212,13 @@ int main(int argc, char** argv) {{
     const bool counting = run == 0 && std::getenv("GPULAB_GRADE_COUNTS") != nullptr;
     if (counting) gpulab::emulated::memory_counter::start();
 #endif
+#ifdef GPULAB_EMULATED
+    // Device memory out of the host code's reach, as on a GPU: a host access is reported.
+    gpulab::emulated::guard_from_host(true);
+#endif
     {function}({call_args});
 #ifdef GPULAB_EMULATED
+    gpulab::emulated::guard_from_host(false);
     if (counting) report_counts(gpulab::emulated::memory_counter::stop());
     // The emulator did every queued copy at once; a GPU may not have, if nothing waited for them.
     if (const std::size_t n = gpulab::emulated::rt::unfinished_copies_to_host(); run == 0 && n > 0)

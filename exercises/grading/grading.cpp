@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kSanitizerFound = 99;    // compute-sanitizer's --error-exitcode
-constexpr double kLimitAfterHang = 5;  // seconds a case, after a case of the exercise timed out
+constexpr double kLimitAfterHang = 5;  // seconds a case at most, after a case of the exercise timed out
 
 // What a CUDA error usually means in a learner's code.
 std::string cuda_error_hint(const std::string& line) {
@@ -243,8 +243,9 @@ CaseResult judge(const Spec& spec, const Reference& reference, const CaseData& d
   }
   if (!checked.empty()) {
     failure = "GPU Lab's checked mode (compute-sanitizer without a GPU) reported an error" +
-              std::string(failure.empty() ? " — the numbers came out right, but the kernel is wrong" : "") + ":\n" +
-              checked + failure;
+              std::string(failure.empty() && run.outputs_read ? " — the numbers came out right, but the kernel is wrong"
+                                                              : "") +
+              ":\n" + checked + failure;
   }
   // What the program printed itself is labelled as such: a student's own "All tests passed." is
   // not the grader's word.
@@ -367,6 +368,8 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
     }
   }
   bool explained = false;  // the first failing case ran under memcheck (GPU)
+  double slowest = 0;      // seconds, of the cases that finished
+  bool shortened = false;  // a case timed out: the limit is short from then on
   for (std::size_t index = 0; index < cases.size(); ++index) {
     if (cancelled && cancelled()) {
       g.message = "cancelled";
@@ -383,11 +386,14 @@ Grade grade(const Spec& spec, const fs::path& file_given, const GradeOptions& op
                           [&](const Param& p) { return !p.output || evaluate(p.size, data.sizes) == 0; });
     g.sandboxed = g.sandboxed && run.sandboxed;
     std::string failure = r.message;
-    // A hang is usually every case's: the rest run with a short limit, so one loop that never ends
-    // costs a minute, not a minute a case.
-    if (run.timed_out && limits.seconds > kLimitAfterHang) {
-      limits.seconds = kLimitAfterHang;
-      failure += fmt::format(" The remaining cases run with a limit of {:g} s each.", kLimitAfterHang);
+    // A hang is usually every case's: the rest run with a short limit — five times the slowest
+    // case that finished, at least a second, at most 5 s — so one loop that never ends costs a
+    // minute, not a minute a case.
+    if (!run.timed_out) slowest = std::max(slowest, run.seconds);
+    if (run.timed_out && !shortened) {
+      shortened = true;
+      limits.seconds = std::min(limits.seconds, std::clamp(5 * slowest, 1.0, kLimitAfterHang));
+      failure += fmt::format(" The remaining cases run with a limit of {:.3g} s each.", limits.seconds);
     }
     // On the GPU, a case whose numbers passed runs again under each compute-sanitizer tool.
     if (failure.empty()) {

@@ -277,6 +277,7 @@ ChildResult run_case(const Spec& spec, const fs::path& program, const CaseData& 
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     kill(-child, SIGKILL);  // what it left behind in its process group (in the sandbox, its namespace is gone)
     r.finished = WIFEXITED(status) && !r.timed_out;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;

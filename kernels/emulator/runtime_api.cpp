@@ -198,6 +198,7 @@ bool copy_from_host_side(void* dst, const void* src, std::size_t bytes) {
 
 cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, const char* call) {
   if (bytes == 0) return cudaSuccess;
+  const DeviceMemoryOpen open;  // under the grader's host guard (memory.hpp)
   if (dst == nullptr || src == nullptr) return fail(cudaErrorInvalidValue, std::string(call) + ": a null pointer");
   const bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   const bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
@@ -499,6 +500,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 }
 cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) {
   if (const cudaError_t e = check_device_range(dst, bytes, "cudaMemset", "destination"); e != cudaSuccess) return e;
+  const DeviceMemoryOpen open;
   if (bytes > 0) std::memset(dst, value, bytes);
   note_host_write(dst, bytes);
   return cudaSuccess;
@@ -522,6 +524,7 @@ cudaError_t symbol_copy(void* dst, const void* src, std::size_t bytes, std::size
                                            " do not fit the symbol's " + std::to_string(symbol_bytes) + " bytes");
   }
   if (bytes == 0) return cudaSuccess;
+  const DeviceMemoryOpen open;
   const bool copied = to_symbol ? copy_from_host_side(static_cast<char*>(dst) + offset, src, bytes)
                                 : copy_from_host_side(dst, static_cast<const char*>(src) + offset, bytes);
   if (!copied) {

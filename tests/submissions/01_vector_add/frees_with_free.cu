@@ -1,6 +1,8 @@
-// Host code that frees device memory with free() instead of cudaFree(): the program crashes.
-// The grader reports the crash as the case's failure and grades the other cases.
-// expect: ended by signal
+// Host code that frees device memory with free() instead of cudaFree(): on a GPU the program
+// crashes (signal 11); on the emulator free() reads the closed device memory before the pointer
+// and the grader's host guard names it. The other cases are still graded.
+// expect: Host code touched device memory
+// expect: free() or delete on a pointer from cudaMalloc? Device memory is freed with cudaFree
 #include <cstdlib>
 __global__ void add(const float* a, const float* b, float* c, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
