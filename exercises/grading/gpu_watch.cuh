@@ -29,10 +29,10 @@ inline bool on_device(const void* p) {
 }
 
 inline void note(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  const bool to = kind == cudaMemcpyDefault ? on_device(dst)
-                                            : kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
-  const bool from = kind == cudaMemcpyDefault ? on_device(src)
-                                              : kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  const bool to =
+      kind == cudaMemcpyDefault ? on_device(dst) : kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool from =
+      kind == cudaMemcpyDefault ? on_device(src) : kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   up::copied(dst, src, bytes, to, from);
 }
 

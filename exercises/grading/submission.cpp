@@ -72,20 +72,11 @@ fs::path fresh_folder() {
   return pattern;
 }
 
-// The files a learner's build read, from the compiler's dependency list ("object.o: a.cu b.h \").
-std::vector<fs::path> dependencies(const fs::path& list) {
-  std::vector<fs::path> files;
-  std::stringstream text(read_all(list));
-  std::string word;
-  bool target = true;
-  while (text >> word) {
-    if (target) {
-      target = word.back() != ':';
-      continue;
-    }
-    if (word != "\\") files.emplace_back(word);
-  }
-  return files;
+// Why an include is refused, in the learner's terms.
+std::string refused_include(const fs::path& including, const fs::path& included, bool solution) {
+  return including.filename().string() + " includes " + included.string() +
+         (solution ? ", the exercise's solution" : ", which is outside your folder") +
+         ": a submission may include only files in its own folder, the standard library's and CUDA's headers.";
 }
 
 bool under(const fs::path& file, const fs::path& folder) {
@@ -103,7 +94,7 @@ std::string reached_outside(const Spec& spec, const fs::path& file, const fs::pa
   if (gpu) allowed.push_back(fs::weakly_canonical(kGpuWatchHeader, ec));  // forced in by the grader
   const fs::path exercises = fs::weakly_canonical(spec.folder, ec).parent_path();
   const fs::path itself = fs::weakly_canonical(fs::absolute(file), ec);
-  for (const fs::path& listed : dependencies(deps)) {
+  for (const fs::path& listed : build::dependencies_listed(deps)) {
     const fs::path dep = fs::weakly_canonical(listed, ec);
     if (dep == itself) continue;
     // Any exercise's solution, in the folder the exercises lie in (the learner's own among them).
@@ -111,11 +102,7 @@ std::string reached_outside(const Spec& spec, const fs::path& file, const fs::pa
     const bool system = dep.string().rfind("/usr/", 0) == 0;
     const bool fine = !solution && (system || std::any_of(allowed.begin(), allowed.end(),
                                                           [&](const fs::path& a) { return under(dep, a); }));
-    if (!fine) {
-      return file.filename().string() + " includes " + listed.string() +
-             (solution ? ", the exercise's solution" : ", which is outside your folder") +
-             ": a submission may include only files in its own folder, the standard library's and CUDA's headers.";
-    }
+    if (!fine) return refused_include(file, listed, solution);
   }
   return "";
 }
@@ -142,11 +129,7 @@ std::string includes_outside(const Spec& spec, const fs::path& file) {
       const fs::path found = fs::weakly_canonical(named.is_absolute() ? named : current.parent_path() / named, ec);
       if (!fs::exists(found, ec)) continue;  // a system header, found on the include path
       const bool solution = found.filename() == spec.solution && under(found, exercises);
-      if (solution || !under(found, own)) {
-        return current.filename().string() + " includes " + named.string() +
-               (solution ? ", the exercise's solution" : ", which is outside your folder") +
-               ": a submission may include only files in its own folder, the standard library's and CUDA's headers.";
-      }
+      if (solution || !under(found, own)) return refused_include(current, named, solution);
       pending.push_back(found);
     }
   }

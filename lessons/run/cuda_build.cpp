@@ -39,16 +39,8 @@ bool out_of_date(const fs::path& program, const std::vector<fs::path>& deps) {
   if (ec) return true;
   for (const fs::path& d : deps) {
     if (!fs::exists(d)) return true;
-    std::stringstream text(emulated::read_source(d.string()));
-    std::string word;
-    bool target = true;  // "object.o: a.cu b.h \ ..." — the first word names the target
-    while (text >> word) {
-      if (target) {
-        target = word.back() != ':';
-        continue;
-      }
-      if (word == "\\") continue;
-      const auto changed = fs::last_write_time(word, ec);
+    for (const fs::path& file : dependencies_listed(d)) {
+      const auto changed = fs::last_write_time(file, ec);
       if (ec || changed > built) return true;
     }
   }
@@ -94,6 +86,21 @@ std::string nvcc_path() {
   std::string nvcc = GPULAB_NVCC;
   if (!nvcc.empty() && !fs::exists(nvcc)) nvcc = "nvcc";
   return nvcc;
+}
+
+std::vector<fs::path> dependencies_listed(const fs::path& list) {
+  std::vector<fs::path> files;
+  std::stringstream text(emulated::read_source(list.string()));
+  std::string word;
+  bool target = true;  // "object.o: a.cu b.h \ ..." — the first word names the target
+  while (text >> word) {
+    if (target) {
+      target = word.back() != ':';
+      continue;
+    }
+    if (word != "\\") files.emplace_back(word);
+  }
+  return files;
 }
 
 std::vector<fs::path> toolchain_folders(bool gpu) {

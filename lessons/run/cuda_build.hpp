@@ -49,6 +49,9 @@ Result build_program(const Request& request);
 // Where builds are cached by default: $XDG_CACHE_HOME/gpulab/<what>, or ~/.cache/gpulab/<what>.
 std::filesystem::path default_cache(const std::string& what);
 
+// The files a compiler's dependency list (-MD: "object.o: a.cu b.h \\ ...") names.
+std::vector<std::filesystem::path> dependencies_listed(const std::filesystem::path& list);
+
 // The folders a build reads besides the learner's files and the system's (/usr): the emulator's
 // headers on the emulator, the CUDA toolkit's where it is not under /usr.
 std::vector<std::filesystem::path> toolchain_folders(bool gpu);

@@ -1,4 +1,6 @@
 // grade: failed — did not compile
+// The missing semicolon is the point, and a formatter would join the lines:
+// clang-format off
 __global__ void add(const float* a, const float* b, float* c, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x
   if (i < n) c[i] = a[i] + b[i];
