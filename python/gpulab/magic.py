@@ -11,7 +11,7 @@ A program that fails (a check's report, a wrong answer it detects, a crash) rais
 its exit status, after its output is shown; `%%cuda --no-raise` only shows it."""
 
 import hashlib
-import os
+import re
 import shlex
 import subprocess
 import sys
@@ -48,7 +48,7 @@ def run_cell(line, cell, stream=None):
     out = stream or sys.stdout
     for text in p.stdout:
         # the cell's file is the cell: messages name it as such
-        text = text.replace(str(source), "cell.cu")
+        text = re.sub(r"[^\s'\"(]*" + re.escape(source.name), "cell.cu", text)
         lines.append(text)
         out.write(text)
     status = p.wait()
