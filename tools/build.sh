@@ -15,3 +15,5 @@ if [[ ! -f "$binary_dir/build.ninja" ]]; then
   cmake --preset "$preset" "${architectures[@]}"
 fi
 cmake --build --preset "$preset"
+# `import gpulab` (python/gpulab) for the Python the tests use, with what it needs.
+"$root/tools/python-setup.sh" > /dev/null

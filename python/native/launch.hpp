@@ -17,12 +17,18 @@ enum Kind : int { pointer = 0, signed_integer = 1, unsigned_integer = 2, floatin
 template <class T>
 constexpr int kind_of() {
   using U = std::remove_cvref_t<T>;
-  if constexpr (std::is_pointer_v<U>) return pointer;
-  else if constexpr (std::is_same_v<U, bool>) return boolean;
-  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) return signed_integer;
-  else if constexpr (std::is_integral_v<U>) return unsigned_integer;
-  else if constexpr (std::is_floating_point_v<U>) return floating;
-  else return other;
+  if constexpr (std::is_pointer_v<U>)
+    return pointer;
+  else if constexpr (std::is_same_v<U, bool>)
+    return boolean;
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>)
+    return signed_integer;
+  else if constexpr (std::is_integral_v<U>)
+    return unsigned_integer;
+  else if constexpr (std::is_floating_point_v<U>)
+    return floating;
+  else
+    return other;
 }
 
 template <class F>
@@ -35,9 +41,8 @@ struct Parameters<void(P...)> {
   // Calls `launch` with each argument read from where args[i] points, as its parameter's type.
   template <class Launch>
   static void call(void** args, const Launch& launch) {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      launch(*static_cast<std::remove_cvref_t<P>*>(args[I])...);
-    }(std::index_sequence_for<P...>{});
+    [&]<std::size_t... I>(std::index_sequence<I...>) { launch(*static_cast<std::remove_cvref_t<P>*>(args[I])...); }
+    (std::index_sequence_for<P...>{});
   }
 };
 
