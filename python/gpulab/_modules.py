@@ -168,7 +168,7 @@ def _compile(source, names, includes, defines, file_name, work, gpu, cfg):
     log = []
     out = work / "module.so"
     if gpu:
-        ok = _run([cfg["nvcc"], "-std=c++17", "-O2", "-arch=native", "-lineinfo", "-Xcompiler", "-fPIC", "-shared",
+        ok = _run([cfg["nvcc"], "-std=c++20", "-O2", "-arch=native", "-lineinfo", "-Xcompiler", "-fPIC", "-shared",
                    "-cudart", "shared", "-I", cfg["native_include"]] + user + ["-o", str(out), file_name], work, log)
     else:
         rewritten = work / (Path(file_name).stem + ".emulated.cpp")

@@ -165,6 +165,18 @@ class ndarray:
             return self
         return array(self.get().astype(dtype))
 
+    # ---- indexing, through the host: a copy of the selected elements (not a view, as CuPy's
+    # slices are); assignment copies the whole array there and back
+    def __getitem__(self, key):
+        if isinstance(key, ndarray):
+            key = key.get()
+        return array(numpy.asarray(self.get()[key]))
+
+    def __setitem__(self, key, value):
+        host = self.get()
+        host[key] = value.get() if isinstance(value, ndarray) else value
+        self.set(host)
+
     # ---- views (the same memory)
     def reshape(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, numpy.integer)):
