@@ -78,7 +78,16 @@ def run(lesson, variants=None, sizes=None, shape=None, backends=None, n=None, re
     data["exit_status"] = p.returncode
     if report:
         return data
-    return _frame(data["results"], as_frame)
+    return _frame([_with_device(r, data) for r in data["results"]], as_frame)
+
+
+def _with_device(row, report):
+    """A row with its report's GPU and measured ceilings beside it (for plots against the ceiling)."""
+    peaks = report.get("peaks") or {}
+    device = (report.get("device") or {}).get("name", "")
+    return dict(row, device=device if row.get("backend") == "gpu" else "",
+                peak_gbps=peaks.get("copy_gbps") if row.get("backend") == "gpu" else None,
+                peak_gflops=peaks.get("fp32_gflops") if row.get("backend") == "gpu" else None)
 
 
 def recorded(lesson, as_frame=None):
@@ -89,9 +98,8 @@ def recorded(lesson, as_frame=None):
     folder = Path(_config.config()["source_dir"]) / "assets" / "results"
     for path in sorted(folder.glob(f"lesson{number}-*.json")):
         data = json.loads(path.read_text())
-        device = (data.get("device") or {}).get("name", "")
         for r in data.get("results", []):
-            rows.append(dict(r, device=device, file=path.name, command=data.get("command", "")))
+            rows.append(dict(_with_device(r, data), file=path.name, command=data.get("command", "")))
     return _frame(rows, as_frame)
 
 
@@ -140,10 +148,21 @@ def plot(rows, y="time", recorded_rows=None, ax=None, title=None):
                 ax.plot(xs, ys, style, marker="o", markersize=3, label=f"{variant} ({backend}){suffix}")
 
     series(rows, "-", "")
-    if recorded_rows is not None:
-        recs = _records(recorded_rows)
-        device = recs[0].get("device", "recorded") if recs else ""
-        series([r for r in recs if r.get("backend") == "gpu"], "--", f", {device}")
+    recs = [r for r in _records(recorded_rows)] if recorded_rows is not None else []
+    recs = [r for r in recs if r.get("backend") == "gpu"]
+    if recs:
+        series(recs, "--", f", {recs[0].get('device') or 'recorded'}")
+    # The measured ceilings (a GPU's copy bandwidth or FP32 peak), as the app's Run view draws them.
+    ceiling = {"gbps": ("peak_gbps", "copy", "GB/s"), "gflops": ("peak_gflops", "FP32 peak", "GFLOP/s")}.get(y)
+    if ceiling:
+        seen = {}
+        for r in rows + recs:
+            if r.get(ceiling[0]):
+                seen.setdefault(r.get("device") or "GPU", r[ceiling[0]])
+        for device, value in seen.items():
+            ax.axhline(value, color="grey", linestyle=":", linewidth=1)
+            ax.annotate(f"measured {ceiling[1]}, {device}: {value:,.0f} {ceiling[2]}", (0.01, value),
+                        xycoords=("axes fraction", "data"), fontsize=7, color="grey", va="bottom")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("problem size n")

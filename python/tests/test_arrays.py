@@ -55,7 +55,7 @@ def test_arithmetic_is_numpys(dtype, rng):
     a += b
     np.testing.assert_allclose(a.get(), x + y, rtol=1e-6)
     # float32 sums: within n·ε of the sum of magnitudes (cancellation makes a relative bound wrong)
-    bound = len(x) * np.finfo(np.float32).eps * float(np.abs(x.astype(np.float64)).sum())
+    bound = len(x) * float(np.finfo(np.float32).eps) * float(np.abs(x.astype(np.float64)).sum())
     assert float(cp.asarray(x).sum()) == pytest.approx(float(x.astype(np.float64).sum()), abs=bound)
 
 

@@ -36,12 +36,13 @@ def _parse(params):
 
 
 def _dtype_of(type_name):
+    """The NumPy type a parameter's type names, or None for a placeholder (T, U, ...). Only the names
+    CuPy's element-wise kernels take count as types: NumPy 2 reads "T" as its string type."""
     if type_name in _FROM_C:
         return numpy.dtype(_FROM_C[type_name])
-    try:
+    if type_name in _C_TYPES or type_name in ("complex64", "complex128"):
         return numpy.dtype(type_name)
-    except TypeError:
-        return None  # a placeholder
+    return None
 
 
 class ElementwiseKernel:

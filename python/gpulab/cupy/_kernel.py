@@ -7,6 +7,8 @@ wrong size (a Python float for a `float` parameter), GPU Lab says so instead."""
 
 import ctypes
 import re
+import struct
+import threading
 
 import numpy
 
@@ -113,6 +115,7 @@ class RawKernel:
         self.name = name
         self.options = tuple(options)
         self._module = _module
+        self._plan = None
 
     def _kernel(self):
         if self._module is None:
@@ -127,22 +130,105 @@ class RawKernel:
         return 0
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
-        launch, params = self._kernel()
-        if not isinstance(args, (tuple, list)):
+        plan = self._plan if self._plan is not None else self._make_plan()
+        if type(args) is not tuple and not isinstance(args, (tuple, list)):
             raise TypeError(f"{self.name}: args must be a tuple, not {type(args).__name__}")
-        if len(args) != len(params):
-            raise TypeError(f"{self.name} takes {len(params)} argument{'s' if len(params) != 1 else ''}, but "
+        if len(args) != plan.count:
+            n = plan.count
+            raise TypeError(f"{self.name} takes {n} argument{'s' if n != 1 else ''}, but "
                             f"{len(args)} {'was' if len(args) == 1 else 'were'} given")
-        g, b = _dims(grid, "grid"), _dims(block, "block")
         if shared_mem < 0:
             raise ValueError("shared_mem must not be negative")
-        held = [_marshal(i, a, size, kind, self.name) for i, (a, (size, kind)) in enumerate(zip(args, params))]
-        pointers = (ctypes.c_void_p * max(1, len(held)))(*[ctypes.cast(ctypes.byref(h), ctypes.c_void_p) for h in held])
-        dims = (ctypes.c_uint * 6)(*g, *b)
-        stream = stream or get_current_stream()
-        code = launch(pointers, dims, int(shared_mem), stream.ptr or None)
+        with plan.lock:
+            # each argument's bytes into its 8-byte slot (the fast path), or a buffer of its own
+            slots, held = plan.slots, None
+            for i, (a, fast) in enumerate(zip(args, plan.fast)):
+                bits = fast(a)
+                if bits is None:  # not a common case: checked and marshalled the general way
+                    if held is None:
+                        held = {}
+                    held[i] = _marshal(i, a, plan.sizes[i], plan.kinds[i], self.name)
+                    plan.pointers[i] = ctypes.addressof(held[i])
+                else:
+                    slots[i] = bits
+                    plan.pointers[i] = plan.slot_addresses[i]
+            dims = plan.dims
+            if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] < 2**31:
+                dims[0], dims[1], dims[2] = grid[0], 1, 1
+            else:
+                dims[0], dims[1], dims[2] = _dims(grid, "grid")
+            if type(block) is tuple and len(block) == 1 and type(block[0]) is int and 0 < block[0] <= 1024:
+                dims[3], dims[4], dims[5] = block[0], 1, 1
+            else:
+                dims[3], dims[4], dims[5] = _dims(block, "block")
+            stream = stream or get_current_stream()
+            code = plan.launch(plan.pointers, dims, int(shared_mem), stream.ptr or None)
         if code != 0:
             _raise_launch_error(code, self.name)
+
+    def _make_plan(self):
+        launch, params = self._kernel()
+        self._plan = _Plan(launch, params)
+        return self._plan
+
+
+class _Plan:
+    """A kernel's launch, prepared once: a slot of 8 bytes per argument and the array of pointers to
+    them that the launcher reads, and for each parameter a converter from a Python value to the
+    slot's bits — or None, for the general path (_marshal: every check and its message)."""
+
+    def __init__(self, launch, params):
+        self.launch = launch
+        self.count = len(params)
+        self.sizes = [size for size, _ in params]
+        self.kinds = [kind for _, kind in params]
+        n = max(1, self.count)
+        self.slots = (ctypes.c_uint64 * n)()
+        base = ctypes.addressof(self.slots)
+        self.slot_addresses = [base + 8 * i for i in range(n)]
+        self.pointers = (ctypes.c_void_p * n)(*self.slot_addresses)
+        self.dims = (ctypes.c_uint * 6)()
+        self.fast = [_fast_converter(size, kind) for size, kind in params]
+        self.lock = threading.Lock()
+
+
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+_F64 = struct.Struct("<d")
+_U64 = struct.Struct("<Q")
+
+
+def _fast_converter(size, kind):
+    """The common arguments' bits, without the checks' cost: an array for a pointer, a NumPy scalar
+    of the parameter's own type, a Python int that fits an integer parameter, a Python float for a
+    double. Anything else returns None (the general path decides, or says why not)."""
+    if kind == 0:
+        def pointer(a):
+            return a.data.ptr if type(a) is ndarray else None
+        return pointer
+    if kind in (1, 2) and size <= 8:
+        low, high = (-(1 << (8 * size - 1)), (1 << (8 * size - 1)) - 1) if kind == 1 else (0, (1 << (8 * size)) - 1)
+        mask = (1 << 64) - 1
+        exact = numpy.dtype(("i" if kind == 1 else "u") + str(size)).type
+
+        def integer(a):
+            t = type(a)
+            if t is int or t is exact:
+                v = int(a)
+                if low <= v <= high:
+                    return v & mask
+            return None
+        return integer
+    if kind == 3 and size == 4:
+        def single(a):
+            return _U32.unpack(_F32.pack(a))[0] if type(a) is numpy.float32 else None
+        return single
+    if kind == 3 and size == 8:
+        def double(a):
+            t = type(a)
+            return _U64.unpack(_F64.pack(a))[0] if t is float or t is numpy.float64 else None
+        return double
+    return lambda a: None
 
 
 def _raise_launch_error(code, kernel):
