@@ -40,7 +40,9 @@ struct State {
   std::mutex mutex;
   std::atomic<std::uint32_t> launch{0};
   std::string kernel;
-  std::string first_report;                 // of the running launch
+  std::string first_report;   // of the running launch
+  std::string later_reports;  // its others, kept where reports are not written at once
+  std::size_t later_count = 0;
   std::map<std::string, std::size_t> seen;  // report keys of the running launch, and repeats
   std::size_t errors[4] = {0, 0, 0, 0};     // by tool, over the process
   bool volatile_kernel = false;
@@ -379,7 +381,9 @@ void shared_access(const shared::Window& w, std::uintptr_t a, std::size_t size, 
 }
 
 std::atomic<bool> whole_program{false};
-std::atomic<bool> go_on{false};  // its launches go on past reports (launches_go_on)
+std::atomic<bool> go_on{false};             // its launches go on past reports (launches_go_on)
+std::atomic<bool> reports_to_stderr{true};  // write_reports_to_stderr
+constexpr std::size_t kReportsKept = 4;     // reports of one launch kept beyond its first, where not written
 
 void at_exit() {
   if (whole_program) return;  // at_program_exit says it
@@ -467,6 +471,8 @@ void begin_launch(const char* kernel) {
   s.launch.fetch_add(1);
   s.kernel = kernel;
   s.first_report.clear();
+  s.later_reports.clear();
+  s.later_count = 0;
   s.seen.clear();
   s.volatile_kernel = false;
   s.launch_used_atomics = false;
@@ -491,7 +497,13 @@ std::string end_launch() {
   std::string text = s.first_report;
   std::size_t repeats = 0;
   for (const auto& [key, count] : s.seen) repeats += count - 1;
-  if (!text.empty() && s.seen.size() > 1) {
+  if (!reports_to_stderr) {  // every report is in the launch's error (the first few in full)
+    text += s.later_reports;
+    if (s.later_count > kReportsKept) {
+      text += "(and " + std::to_string(s.later_count - kReportsKept) + " more report" +
+              (s.later_count - kReportsKept == 1 ? "" : "s") + " of this launch)\n";
+    }
+  } else if (!text.empty() && s.seen.size() > 1) {
     text += "(and " + std::to_string(s.seen.size() - 1) + " more report" + (s.seen.size() == 2 ? "" : "s") +
             " of this launch on stderr)\n";
   }
@@ -509,9 +521,15 @@ void report(Tool tool, const std::string& key, const std::string& text) {
   if (s.seen[full_key]++ > 0) return;
   ++s.errors[static_cast<int>(tool)];
   const std::string with_kernel = "========= " + std::string(tool_name(tool)) + " in kernel " + s.kernel + ":\n" + text;
-  std::fputs(with_kernel.c_str(), stderr);
-  std::fflush(stderr);
-  if (s.first_report.empty()) s.first_report = with_kernel;
+  if (reports_to_stderr) {
+    std::fputs(with_kernel.c_str(), stderr);
+    std::fflush(stderr);
+  }
+  if (s.first_report.empty()) {
+    s.first_report = with_kernel;
+  } else if (!reports_to_stderr && s.later_count++ < kReportsKept) {
+    s.later_reports += with_kernel;
+  }
 }
 
 std::string running_thread() {
@@ -590,6 +608,8 @@ std::string reported_tool(const std::string& message) {
 }
 
 bool launches_go_on() { return go_on; }
+
+void write_reports_to_stderr(bool yes) { reports_to_stderr = yes; }
 
 int exit_nonzero_on_errors(bool launches_go_on) {
   go_on = launches_go_on;

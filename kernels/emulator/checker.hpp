@@ -98,4 +98,8 @@ std::string reported_tool(const std::string& message);
 int exit_nonzero_on_errors(bool launches_go_on);
 bool launches_go_on();
 
+// Whether each report is also written to stderr as it is made (the default). Python's gpulab sets
+// it off: the launch's error (end_launch) then carries the launch's reports, raised as one exception.
+void write_reports_to_stderr(bool yes);
+
 }  // namespace gpulab::emulated::check

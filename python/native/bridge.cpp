@@ -11,12 +11,19 @@
 #include <string>
 
 #ifdef GPULAB_PYTHON_EMULATED
+#include "emulator/checker.hpp"
 #include "emulator/errors.hpp"
 #endif
 
 namespace {
 
 thread_local std::string last_text;
+
+#ifdef GPULAB_PYTHON_EMULATED
+// The checked mode's reports reach Python in the launch's error, raised as one exception: not
+// also written to stderr as they are made (a notebook would show each twice).
+const bool quiet_reports = (gpulab::emulated::check::write_reports_to_stderr(false), true);
+#endif
 
 int done(cudaError_t code) { return static_cast<int>(code); }
 

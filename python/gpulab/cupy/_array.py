@@ -16,14 +16,22 @@ _HOST_TO_DEVICE, _DEVICE_TO_HOST, _DEVICE_TO_DEVICE = 1, 2, 3
 
 
 def _caller():
-    """The file and line of the user's code that made an array (named in the checked mode's reports)."""
+    """The file and line of the user's code that made an array or a launch (the checked mode's
+    reports name them): a notebook's cell by its number, In [3]."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
         frame = frame.f_back
     if frame is None:
         return "<python>", 0
-    return frame.f_code.co_filename, frame.f_lineno
+    file = frame.f_code.co_filename
+    if "ipykernel_" in file or file.startswith("<ipython-input"):
+        try:
+            number = get_ipython().compile._filename_map[file]  # noqa: F821 (IPython's own)
+            file = f"In [{number}]"
+        except Exception:
+            file = "a notebook cell"
+    return file, frame.f_lineno
 
 
 class _Memory:

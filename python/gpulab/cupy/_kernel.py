@@ -236,7 +236,8 @@ def _raise_launch_error(code, kernel):
     rt = runtime()
     # The launch is the Python line that called the kernel, not the module's generated launcher.
     file, line = _caller()
-    text = re.sub(r" failed at [^:\s]+:\d+:", f" failed at {file}:{line}:", rt.error_text(code), count=1)
+    text = re.sub(r" failed at [^:\n]+:\d+:", f" failed at {file}:{line}:", rt.error_text(code), count=1)
+    text = text.replace(" — =========", ":\n=========", 1)  # the report on lines of its own
     rt.get_last_error()  # read: the next launch starts clean
     tool = checked_tool(text)
     if tool:
