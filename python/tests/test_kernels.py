@@ -176,3 +176,27 @@ def test_a_cached_launch_costs_under_a_millisecond(add):
         add((1,), (32,), args)
         times.append(time.perf_counter() - t)
     assert sorted(times)[len(times) // 2] < 1e-3
+
+
+def test_launches_from_threads_and_mixed_arguments_keep_their_own_values(add):
+    import threading
+    results = {}
+
+    def work(k):
+        a = cp.full(64, k, cp.float32)
+        c = cp.zeros(64, cp.float32)
+        for _ in range(20):
+            add((1,), (64,), (a, a, c, np.int32(64)))
+        results[k] = c.get()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(1, 5):
+        np.testing.assert_array_equal(results[k], np.full(64, 2 * k, np.float32))
+    a, c = cp.ones(8, cp.float32), cp.zeros(8, cp.float32)
+    add((1,), (8,), (a.data.ptr, a, c, np.int64(8)))  # a raw address and an int64: the general path
+    add((1,), (8,), (a, a, c, np.int32(8)))  # then the fast one again
+    np.testing.assert_array_equal(c.get(), np.full(8, 2, np.float32))

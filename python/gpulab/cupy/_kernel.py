@@ -137,32 +137,36 @@ class RawKernel:
             n = plan.count
             raise TypeError(f"{self.name} takes {n} argument{'s' if n != 1 else ''}, but "
                             f"{len(args)} {'was' if len(args) == 1 else 'were'} given")
-        if shared_mem < 0:
-            raise ValueError("shared_mem must not be negative")
-        with plan.lock:
-            # each argument's bytes into its 8-byte slot (the fast path), or a buffer of its own
-            slots, held = plan.slots, None
-            for i, (a, fast) in enumerate(zip(args, plan.fast)):
-                bits = fast(a)
-                if bits is None:  # not a common case: checked and marshalled the general way
-                    if held is None:
-                        held = {}
-                    held[i] = _marshal(i, a, plan.sizes[i], plan.kinds[i], self.name)
-                    plan.pointers[i] = ctypes.addressof(held[i])
-                else:
-                    slots[i] = bits
-                    plan.pointers[i] = plan.slot_addresses[i]
-            dims = plan.dims
-            if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] < 2**31:
-                dims[0], dims[1], dims[2] = grid[0], 1, 1
+        if type(shared_mem) is not int or shared_mem < 0:
+            if not isinstance(shared_mem, (int, numpy.integer)) or shared_mem < 0:
+                raise ValueError("shared_mem must be a non-negative int")
+            shared_mem = int(shared_mem)
+        if threading.get_ident() != plan.thread:  # another thread's launch: slots of its own
+            plan = _Plan(plan.launch, list(zip(plan.sizes, plan.kinds)))
+        # each argument's bits into its 8-byte slot (the fast path), or a buffer of its own
+        slots, pointers, held = plan.slots, plan.pointers, None
+        i = 0
+        for a in args:
+            bits = plan.fast[i](a)
+            if bits is None:  # not a common case: checked and marshalled the general way
+                if held is None:
+                    held = []
+                held.append((i, _marshal(i, a, plan.sizes[i], plan.kinds[i], self.name)))
             else:
-                dims[0], dims[1], dims[2] = _dims(grid, "grid")
-            if type(block) is tuple and len(block) == 1 and type(block[0]) is int and 0 < block[0] <= 1024:
-                dims[3], dims[4], dims[5] = block[0], 1, 1
-            else:
-                dims[3], dims[4], dims[5] = _dims(block, "block")
-            stream = stream or get_current_stream()
-            code = plan.launch(plan.pointers, dims, int(shared_mem), stream.ptr or None)
+                slots[i] = bits
+            i += 1
+        if held is not None or plan.dirty:  # pointers to the slots, but for the general path's buffers
+            for j, address in enumerate(plan.slot_addresses):
+                pointers[j] = address
+            for j, buffer in held or ():
+                pointers[j] = ctypes.addressof(buffer)
+            plan.dirty = held is not None
+        if grid is not plan.grid or block is not plan.block:  # the configuration, set when it changes
+            g, b = _dims(grid, "grid"), _dims(block, "block")
+            plan.dims[:] = g + b
+            plan.grid, plan.block = grid, block
+        stream = stream or get_current_stream()
+        code = plan.launch(pointers, plan.dims, shared_mem, stream.ptr or None)
         if code != 0:
             _raise_launch_error(code, self.name)
 
@@ -189,7 +193,9 @@ class _Plan:
         self.pointers = (ctypes.c_void_p * n)(*self.slot_addresses)
         self.dims = (ctypes.c_uint * 6)()
         self.fast = [_fast_converter(size, kind) for size, kind in params]
-        self.lock = threading.Lock()
+        self.thread = threading.get_ident()  # the thread whose launches use these slots
+        self.dirty = False  # whether a pointer points elsewhere than its slot
+        self.grid = self.block = None
 
 
 _F32 = struct.Struct("<f")
