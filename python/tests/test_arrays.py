@@ -84,3 +84,18 @@ def test_the_device_answers_cupys_queries():
     cp.cuda.Device(0).synchronize()
     cp.cuda.Device().use()
     assert cp.is_available()
+
+
+def test_the_memory_pool_keeps_freed_memory_on_a_gpu():
+    pool = cp.get_default_memory_pool()
+    a = cp.zeros(1000, cp.float32)
+    if cp.cuda.runtime.is_emulated():
+        assert pool.used_bytes() == 0  # each array its own allocation, for the checked mode
+        return
+    used = pool.used_bytes()
+    assert used >= 4000
+    address = a.data.ptr
+    del a
+    assert pool.used_bytes() == used - 4096
+    assert cp.zeros(1000, cp.float32).data.ptr == address  # the same block, again
+    pool.free_all_blocks()

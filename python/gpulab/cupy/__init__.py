@@ -10,7 +10,7 @@ cuda.Event, cuda.Device and cuda.runtime's device queries; what is not here rais
 import numpy
 
 from . import cuda  # noqa: F401
-from ._array import (MemoryPointer, arange, array, asarray, asnumpy, empty, empty_like, full, get_array_module,  # noqa: F401
+from ._array import (MemoryPointer, MemoryPool, arange, get_default_memory_pool, array, asarray, asnumpy, empty, empty_like, full, get_array_module,  # noqa: F401
                      ndarray, ones, ones_like, zeros, zeros_like)
 from ._elementwise import ElementwiseKernel  # noqa: F401
 from ._kernel import RawKernel, RawModule  # noqa: F401

@@ -34,14 +34,78 @@ def _caller():
     return file, frame.f_lineno
 
 
+class MemoryPool:
+    """CuPy's memory pool, on a GPU: a freed array's memory is kept for the next array of the same
+    rounded size (cudaMalloc and cudaFree cost far more than a launch). On the emulator there is no
+    pool: each array is its own allocation, so that the checked mode sees a read of memory nothing
+    wrote, or of an array already freed."""
+
+    def __init__(self):
+        self._free = {}  # rounded size: device addresses
+        self._used = 0
+        self._held = 0
+
+    @staticmethod
+    def rounded(nbytes):
+        return (nbytes + 511) // 512 * 512
+
+    def malloc(self, nbytes):
+        size = self.rounded(nbytes)
+        blocks = self._free.get(size)
+        if blocks:
+            self._used += size
+            return blocks.pop(), size
+        handle = ctypes.c_void_p()
+        code = _rt().malloc(ctypes.byref(handle), size, b"", b"", 0, 1)
+        if code != 0:  # out of memory: give back what is kept, then once more
+            self.free_all_blocks()
+            code = _rt().malloc(ctypes.byref(handle), size, b"", b"", 0, 1)
+        check(code)
+        self._used += size
+        self._held += size
+        return handle.value, size
+
+    def free(self, ptr, size):
+        self._used -= size
+        self._free.setdefault(size, []).append(ptr)
+
+    def free_all_blocks(self):
+        rt = _rt()
+        for size, blocks in self._free.items():
+            for ptr in blocks:
+                rt.free(ptr)
+                self._held -= size
+        self._free.clear()
+
+    def used_bytes(self):
+        return self._used
+
+    def total_bytes(self):
+        return self._held
+
+    def free_bytes(self):
+        return self._held - self._used
+
+
+_pool = MemoryPool()
+
+
+def get_default_memory_pool():
+    return _pool
+
+
 class _Memory:
-    """One cudaMalloc, freed when the last array on it goes."""
+    """One array's device memory: from the pool on a GPU, a named cudaMalloc on the emulator."""
 
     def __init__(self, nbytes, label, element_bytes):
         self.rt = _rt()
         self.size = nbytes
         self.ptr = 0
+        self.pooled = 0
         if nbytes > 0:
+            if self.rt.gpu:
+                self.ptr, self.pooled = _pool.malloc(nbytes)
+                return
             file, line = _caller()
             handle = ctypes.c_void_p()
             check(self.rt.malloc(ctypes.byref(handle), nbytes, label.encode(), os.path.basename(file).encode(), line,
@@ -51,7 +115,10 @@ class _Memory:
     def __del__(self):
         if self.ptr:
             try:
-                self.rt.free(self.ptr)
+                if self.pooled:
+                    _pool.free(self.ptr, self.pooled)
+                else:
+                    self.rt.free(self.ptr)
             except Exception:  # the interpreter is shutting down
                 pass
             self.ptr = 0
