@@ -28,10 +28,12 @@ if ((${#missing[@]} > 0)); then
     exit 1
   fi
   echo "python-setup: installing ${missing[*]} for $python from PyPI" >&2
-  in_venv=$("$python" -c 'import sys; print(int(sys.prefix != sys.base_prefix))')
+  # Into the interpreter's own site-packages where it may write (a virtual environment, a pyenv
+  # one): its user site is shared with every interpreter of its version (Debian's too).
+  writable=$("$python" -c 'import os, sysconfig; print(int(os.access(sysconfig.get_paths()["purelib"], os.W_OK)))')
   user=(--user)
-  [[ "$in_venv" == 1 ]] && user=()
-  "$python" -m pip install -q "${user[@]}" "${missing[@]}" >&2
+  [[ "$writable" == 1 ]] && user=()
+  "$python" -m pip install -q --no-warn-script-location "${user[@]}" "${missing[@]}" >&2
 fi
 
 # The package: a .pth in the interpreter's user site (its site-packages in a virtual environment).

@@ -7,6 +7,7 @@
 #include "emulator/memory_counter.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -77,7 +78,8 @@ struct BlockLog {
   std::vector<Access> accesses;
   std::vector<std::vector<std::pair<const void*, std::uint32_t>>> runs;  // by thread
 };
-thread_local BlockLog log;
+// (On the heap: a thread-local's own room is scarce where the emulator is a shared library, CMakeLists.txt.)
+thread_local BlockLog& log = *new BlockLog;
 
 std::uint32_t next_time(unsigned thread, const void* pc) {
   if (log.runs.size() <= thread) log.runs.resize(thread + 1);
@@ -98,7 +100,7 @@ std::pair<std::uint64_t, std::uint64_t> shared_wavefronts(const Access* first, c
   unsigned widest = 0;
   for (const Access* a = first; a != last; ++a) widest = std::max<unsigned>(widest, a->size);
   const unsigned lanes_per_phase = lanes_per_shared_phase(widest);
-  thread_local std::vector<std::uintptr_t> phase_addresses[32];
+  thread_local auto& phase_addresses = *new std::array<std::vector<std::uintptr_t>, 32>;  // (heap: as log)
   thread_local std::vector<std::uint64_t> words;
   for (auto& phase : phase_addresses) phase.clear();
   for (const Access* a = first; a != last; ++a) {

@@ -43,7 +43,7 @@ struct ErrorState {
   cudaError_t code = cudaSuccess;
   std::string detail;
 };
-thread_local ErrorState last;
+thread_local ErrorState& last = *new ErrorState;  // (heap: see memory_counter.cpp's log)
 
 // Copies to host memory queued with cudaMemcpyAsync and not yet waited for, per stream. The
 // emulator does each at once, but on a GPU the host may read the memory before they happen:

@@ -446,7 +446,8 @@ ctx::fiber start_runner(Block& block, detail::ThreadLoop loop, const void* body)
 void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& context) {
   const dim3 dim = context.block_dim;
   const unsigned count = dim.x * dim.y * dim.z;
-  thread_local Block block;  // a worker runs one block at a time: its storage is reused
+  // A worker runs one block at a time: its storage is reused (on the heap, as the counter's log).
+  thread_local Block& block = *new Block;
   if (block.threads.size() < count) block.threads.resize(count);
   block.warps.resize((count + 31) / 32);
   block.warp_syncs.assign(block.warps.size(), 0);

@@ -99,3 +99,13 @@ def test_the_memory_pool_keeps_freed_memory_on_a_gpu():
     assert pool.used_bytes() == used - 4096
     assert cp.zeros(1000, cp.float32).data.ptr == address  # the same block, again
     pool.free_all_blocks()
+
+
+def test_libraries_loaded_after_the_emulator_still_get_static_tls():
+    # The emulator's thread-local state is in the little static TLS a process keeps for libraries
+    # loaded later (kernels/CMakeLists.txt); matplotlib's libgomp (136 bytes) must still fit.
+    import subprocess
+    import sys
+    script = "import gpulab.cupy as cp; cp.zeros(3).get(); import matplotlib.pyplot; import PIL.Image; print('ok')"
+    p = subprocess.run([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
