@@ -45,6 +45,21 @@ def _words(name, value):
     return [f"--{name}", str(value)]
 
 
+def _json_of(command, option):
+    """Runs a GPU Lab executable that writes its report as JSON to the file after `option`; the
+    report, with the run's output and exit status. A run that wrote none raises LessonError."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "report.json")
+        p = subprocess.run(command + [option, path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if not os.path.exists(path):
+            raise LessonError(f"{os.path.basename(command[0])} exited with {p.returncode}", p.stdout)
+        with open(path) as f:
+            data = json.load(f)
+    data["output"] = p.stdout
+    data["exit_status"] = p.returncode
+    return data
+
+
 def _frame(rows, as_frame):
     if as_frame is False:
         return rows
@@ -67,15 +82,7 @@ def run(lesson, variants=None, sizes=None, shape=None, backends=None, n=None, re
                         ("reps", reps), ("warmup", warmup), ("seed", seed), ("block", block)):
         command += _words(name, value)
     command += list(extra)
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "report.json")
-        p = subprocess.run(command + ["--json", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if not os.path.exists(path):
-            raise LessonError(f"{os.path.basename(command[0])} exited with {p.returncode}", p.stdout)
-        with open(path) as f:
-            data = json.load(f)
-    data["output"] = p.stdout
-    data["exit_status"] = p.returncode
+    data = _json_of(command, "--json")
     if report:
         return data
     return _frame([_with_device(r, data) for r in data["results"]], as_frame)
@@ -181,13 +188,4 @@ def grade(exercise, file=None, backend="emulated", seed=None, time_limit=None):
     if file is not None:
         command += ["--file", os.path.abspath(file)]
     command += _words("seed", seed) + _words("time-limit", time_limit)
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "grade.json")
-        p = subprocess.run(command + ["--report", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if not os.path.exists(path):
-            raise LessonError(f"gpulab_grade exited with {p.returncode}", p.stdout)
-        with open(path) as f:
-            data = json.load(f)
-    data["output"] = p.stdout
-    data["exit_status"] = p.returncode
-    return data
+    return _json_of(command, "--report")

@@ -51,28 +51,29 @@ class CNN:
         self.k[name](((count + THREADS - 1) // THREADS,), (THREADS,),
                      tuple(i32(a) if isinstance(a, int) else a for a in args))
 
+    def _conv_block(self, x, layer, c_in, c_out, side):
+        """conv 3×3 · ReLU · max-pool 2 of x (n × c_in × side × side): the ReLU's output, the pooled
+        output and the pooling's winners (what backward needs)."""
+        cp, f32, n = self.cp, np.float32, x.shape[0]
+        a = cp.empty((n, c_out, side, side), f32)
+        self._launch("conv3x3_forward", a.size, x, self.p[layer + "_w"], self.p[layer + "_b"], a, n, c_in, c_out, side,
+                     side)
+        r = cp.empty_like(a)
+        self._launch("relu_forward", a.size, a, r, a.size)
+        pooled = cp.empty((n, c_out, side // 2, side // 2), f32)
+        which = cp.empty(pooled.shape, np.int32)
+        self._launch("maxpool2_forward", pooled.size, r, pooled, which, n * c_out, side, side)
+        return r, pooled, which
+
     def forward(self, x):
         """The logits of a batch x (n × 3 × side × side); what backward needs is kept."""
         cp, f32 = self.cp, np.float32
         n, _, side, _ = x.shape
         s = {"x": x, "n": n, "side": side}
-        a1 = cp.empty((n, self.c1, side, side), f32)
-        self._launch("conv3x3_forward", a1.size, x, self.p["conv1_w"], self.p["conv1_b"], a1, n, 3, self.c1, side, side)
-        r1 = cp.empty_like(a1)
-        self._launch("relu_forward", a1.size, a1, r1, a1.size)
+        r1, p1, w1 = self._conv_block(x, "conv1", 3, self.c1, side)
         h1 = side // 2
-        p1 = cp.empty((n, self.c1, h1, h1), f32)
-        w1 = cp.empty(p1.shape, np.int32)
-        self._launch("maxpool2_forward", p1.size, r1, p1, w1, n * self.c1, side, side)
-        a2 = cp.empty((n, self.c2, h1, h1), f32)
-        self._launch("conv3x3_forward", a2.size, p1, self.p["conv2_w"], self.p["conv2_b"], a2, n, self.c1, self.c2,
-                     h1, h1)
-        r2 = cp.empty_like(a2)
-        self._launch("relu_forward", a2.size, a2, r2, a2.size)
+        r2, p2, w2 = self._conv_block(p1, "conv2", self.c1, self.c2, h1)
         h2 = h1 // 2
-        p2 = cp.empty((n, self.c2, h2, h2), f32)
-        w2 = cp.empty(p2.shape, np.int32)
-        self._launch("maxpool2_forward", p2.size, r2, p2, w2, n * self.c2, h1, h1)
         features = self.c2 * h2 * h2
         z1 = cp.empty((n, self.hidden), f32)
         self._launch("linear_forward", z1.size, p2, self.p["fc1_w"], self.p["fc1_b"], z1, n, features, self.hidden)

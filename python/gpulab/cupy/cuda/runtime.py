@@ -28,16 +28,19 @@ _PROPERTIES = ("totalGlobalMem", "sharedMemPerBlock", "regsPerBlock", "warpSize"
                "memoryBusWidth")
 
 
+def _int_from(call):
+    """The int a runtime call writes through its one pointer argument."""
+    value = ctypes.c_int(0)
+    check(call(ctypes.byref(value)))
+    return value.value
+
+
 def getDeviceCount():
-    n = ctypes.c_int(0)
-    check(_rt().device_count(ctypes.byref(n)))
-    return n.value
+    return _int_from(_rt().device_count)
 
 
 def getDevice():
-    d = ctypes.c_int(0)
-    check(_rt().get_device(ctypes.byref(d)))
-    return d.value
+    return _int_from(_rt().get_device)
 
 
 def setDevice(device):
@@ -68,15 +71,11 @@ def memGetInfo():
 
 
 def runtimeGetVersion():
-    v = ctypes.c_int(0)
-    check(_rt().runtime_version(ctypes.byref(v)))
-    return v.value
+    return _int_from(_rt().runtime_version)
 
 
 def driverGetVersion():
-    v = ctypes.c_int(0)
-    check(_rt().driver_version(ctypes.byref(v)))
-    return v.value
+    return _int_from(_rt().driver_version)
 
 
 def is_emulated():
