@@ -7,6 +7,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=${1:-default}
 "$root/tools/setup.sh"
 cd "$root"
+# ccache (where CMakeLists.txt found it): paths relative to the repository and the build folder's
+# name left out of its hash, so that build/default and build/emulated share objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 binary_dir=build/$preset
 [[ "$preset" == h100 ]] && binary_dir=build-h100  # the device tool carries it at the top level
 if [[ ! -f "$binary_dir/build.ninja" ]]; then

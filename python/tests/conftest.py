@@ -11,15 +11,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import gpulab.cupy as cp  # noqa: E402
 
-
-def pytest_sessionstart(session):
-    # On a machine without a GPU the GPU run of the suite is skipped as a whole (ctest: exit 77).
-    if os.environ.get("GPULAB_BACKEND") == "gpu":
-        try:
-            cp.cuda.runtime.getDeviceCount()
-        except RuntimeError as e:
-            print(f"skipped: {e}")
-            os._exit(77)
+# On a machine without a GPU the GPU run of the suite is skipped as a whole (ctest: exit 77).
+if os.environ.get("GPULAB_BACKEND") == "gpu":
+    try:
+        cp.cuda.runtime.getDeviceCount()
+    except RuntimeError as e:
+        print(f"skipped: {e}", flush=True)
+        os._exit(77)
 
 
 emulated_only = pytest.mark.skipif(not cp.cuda.runtime.is_emulated(),

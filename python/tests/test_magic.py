@@ -61,3 +61,18 @@ def test_the_extension_registers_the_cell_magic():
     shell.run_line_magic("load_ext", "gpulab")
     assert "cuda" in shell.magics_manager.magics["cell"]
     shell.run_cell_magic("cuda", "--emulated", HELLO)
+
+
+def test_the_memory_report_option_counts_a_cells_kernels():
+    status, output = magic.run_cell("--emulated --memory-report", r'''
+__global__ void scale(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }
+int main() {
+  float* x;
+  cudaMalloc(&x, 1024 * sizeof(float));
+  cudaMemset(x, 0, 1024 * sizeof(float));
+  scale<<<4, 256>>>(x, 1024);
+  cudaDeviceSynchronize();
+  cudaFree(x);
+}
+''')
+    assert status == 0 and "scale" in output and "sector" in output.lower()
