@@ -261,7 +261,7 @@ Result build_program(const Request& r) {
     // runtime, whose place the emulator's checks take.
     link += " -o " + shell_quote(linked.string());
     for (const std::string& l : r.libraries) {
-      if (r.gpu || (l != "cudart" && l != "cuda" && l != "cublas")) link += " -l" + shell_quote(l);
+      if (r.gpu || (l != "cudart" && l != "cuda" && l != "cublas" && l != "curand")) link += " -l" + shell_quote(l);
     }
     if (!r.gpu) link += std::string(" ") + GPULAB_EMULATOR_LIBS + " -pthread";
     if (r.verbose) result.log += link + "\n";

@@ -19,7 +19,7 @@ struct Request {
   std::vector<std::filesystem::path> include_dirs;
   std::vector<std::string> defines;
   // As nvcc's -l: libraries to link. On the emulator, those it stands in for (cudart, cuda,
-  // cublas: emulator/include/cublas_v2.h on OpenBLAS) are its own.
+  // cublas: emulator/include/cublas_v2.h on OpenBLAS; curand: emulator/include/curand.h) are its own.
   std::vector<std::string> libraries;
   // Headers compiled in before each of the learner's files (nvcc's -include): the grader's watch
   // on a GPU (exercises/grading/gpu_watch.cuh). GPU Lab's own files also find the emulator's
