@@ -71,10 +71,15 @@ int main() {
               yes(u.low > 0 && u.high <= 1), yes(std::fabs(u.mean - 0.5) < 0.002),
               yes(std::fabs(u.deviation - std::sqrt(1.0 / 12)) < 0.002));
   std::vector<float> again(n);
-  curandSetPseudoRandomGeneratorSeed(gen, 1234ULL);
+  curandSetPseudoRandomGeneratorSeed(gen, 1234ULL);  // the generator keeps its place in the stream
   curandGenerateUniform(gen, d, n);
   cudaMemcpy(again.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
   std::printf("the same seed again: the same numbers: %s\n", yes(again == h));
+  curandSetPseudoRandomGeneratorSeed(gen, 1234ULL);
+  curandSetGeneratorOffset(gen, 0);  // and back to its start
+  curandGenerateUniform(gen, d, n);
+  cudaMemcpy(again.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
+  std::printf("the same seed and offset 0: the same numbers: %s\n", yes(again == h));
   curandGenerateUniform(gen, d, n);  // the stream goes on
   cudaMemcpy(again.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost);
   std::printf("the next call: other numbers: %s\n", yes(again != h));
