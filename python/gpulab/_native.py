@@ -20,7 +20,6 @@ c_int = ctypes.c_int
 # (name, argument types): every function returns CUDA's error code (python/native/bridge.cpp).
 _SIGNATURES = {
     "gl_get_last_error": [],
-    "gl_peek_at_last_error": [],
     "gl_malloc": [ctypes.POINTER(c_void), c_size, ctypes.c_char_p, ctypes.c_char_p, c_int, c_size],
     "gl_free": [c_void],
     "gl_memcpy": [c_void, c_void, c_size, c_int, c_void],

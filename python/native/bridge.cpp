@@ -51,7 +51,6 @@ const char* gl_error_text(int code) {
 }
 
 int gl_get_last_error() { return done(cudaGetLastError()); }
-int gl_peek_at_last_error() { return done(cudaPeekAtLastError()); }
 
 // A buffer named for the checked mode's reports: `name` (the array's type and shape) created at
 // `file`:`line` (the Python line that made it).

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "common/mix.hpp"
 #include "cuda_runtime.h"
 #include "emulator/memory.hpp"
 
@@ -56,16 +57,9 @@ typedef curandGenerator_st* curandGenerator_t;
 
 namespace gpulab::emulated::rand {
 
-// SplitMix64's finaliser (kernels/common/mix.hpp's, here without GPU Lab's headers).
-inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 // The k-th 32-bit word of a host generator's stream.
 inline std::uint32_t word(const curandGenerator_st& g, unsigned long long k) {
-  return static_cast<std::uint32_t>(mix64(mix64(g.seed ^ 0x243F6A8885A308D3ull) + k) >> 32);
+  return static_cast<std::uint32_t>(gpulab::mix64(gpulab::mix64(g.seed ^ 0x243F6A8885A308D3ull) + k) >> 32);
 }
 // cuRAND's uniform range, (0, 1]: never 0, so a log of it is finite.
 inline double unit(std::uint32_t x) { return (static_cast<double>(x) + 1.0) * 0x1.0p-32; }

@@ -104,7 +104,7 @@ double normal_double(State* s) {
 // independent streams (here by seeding, not by cuRAND's 2^67-apart skip-ahead).
 inline void curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset,
                         curandStateXORWOW* state) {
-  using gpulab::emulated::rand::mix64;
+  using gpulab::mix64;
   const std::uint64_t a = mix64(seed ^ 0xAAAAAAAAAAAAAAAAull), b = mix64(a + mix64(subsequence)), c = mix64(b);
   // Built whole, then stored whole: every byte of the state (its padding too) is written, so a
   // later copy of the whole state reads nothing uninitialised.

@@ -131,7 +131,7 @@ class RawKernel:
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False):
         plan = self._plan if self._plan is not None else self._make_plan()
-        if type(args) is not tuple and not isinstance(args, (tuple, list)):
+        if not isinstance(args, (tuple, list)):
             raise TypeError(f"{self.name}: args must be a tuple, not {type(args).__name__}")
         if len(args) != plan.count:
             n = plan.count
