@@ -34,6 +34,12 @@ endfunction()
 # replaced at load time: -fno-semantic-interposition.
 set(GPULAB_CHECKED_FLAGS -g1 -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
     --param=tsan-distinguish-volatile=1 -fno-tree-vectorize -fno-tree-sra -fno-semantic-interposition)
+# A learner's code (gpulab_run, gpulab_add_cuda_executable, the grader, Python, the exercises)
+# also gets GCC's check of each index into an array of known size (UBSan's -fsanitize=bounds,
+# again without its runtime: sanitizer_hooks.cpp), which the accesses' instrumentation cannot give
+# for a kernel's local arrays (they live in the thread's own frame). GPU Lab's own kernels,
+# known to stay in bounds, skip its cost.
+set(GPULAB_LEARNER_CHECKED_FLAGS ${GPULAB_CHECKED_FLAGS} -fsanitize=bounds)
 
 # A library of kernels: CPU functions (*.cpp) and kernel files (*.cu) in plain CUDA. Each kernel
 # file builds twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++
@@ -132,7 +138,11 @@ function(gpulab_add_kernels name)
                                ${header_mirror} ${header_mirror}/${folder}
                                ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
     # (`#pragma unroll` is for nvcc; GCC ignores it.)
-    target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas ${GPULAB_CHECKED_FLAGS})
+    set(checked_flags ${GPULAB_CHECKED_FLAGS})
+    if(ARG_LEARNER)
+      set(checked_flags ${GPULAB_LEARNER_CHECKED_FLAGS})
+    endif()
+    target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas ${checked_flags})
     set_target_properties(${name}_emulated PROPERTIES POSITION_INDEPENDENT_CODE ON)
     gpulab_warnings(${name}_emulated ${learner})
     target_sources(${name} PRIVATE $<TARGET_OBJECTS:${name}_emulated>)
@@ -169,7 +179,7 @@ function(gpulab_add_cuda_executable name)
       COMMENT "Rewriting ${stem}.cu of ${name} for the emulator" VERBATIM)
     list(APPEND emulated_sources ${emulated})
     # Checked mode for the CUDA files only: host code runs as it would under nvcc.
-    set_source_files_properties(${emulated} PROPERTIES COMPILE_OPTIONS "${GPULAB_CHECKED_FLAGS}")
+    set_source_files_properties(${emulated} PROPERTIES COMPILE_OPTIONS "${GPULAB_LEARNER_CHECKED_FLAGS}")
   endforeach()
   list(REMOVE_DUPLICATES source_dirs)
   add_executable(${name}_emulated ${emulated_sources})

@@ -5,6 +5,10 @@
 //   granule's 4 bytes it touched (so it is never 0; kHostWriter is launch 0, all bytes).
 // and its `sync` word: the block's barrier count then (high half), the warp's __syncwarp count
 // (low half); bit 63 of a reader's marks several readers in one barrier interval.
+// (A GlobalCell keeps the writer's sync word packed in 32 bits: the barrier count's low 20 bits
+// and the __syncwarp count's low 12.) A GlobalCell's `reader` is the last block that read it in
+// its launch: the launch's tag (1 to 1023, the launch number's remainder, plus 1; the tags are
+// cleared when they come round) in bits 22-31, the block's number's low 22 bits below.
 // Two accesses of one byte by different threads of a block are ordered when a barrier opened
 // between them, or, in one warp, a __syncwarp(); of different blocks (global memory), never.
 #include "emulator/checker.hpp"
@@ -20,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "emulator/emulator.hpp"
 #include "emulator/memory.hpp"
@@ -27,6 +32,7 @@
 #include "emulator/runtime.hpp"
 #include "emulator/shared_memory.hpp"
 #include "emulator/shared_steps.hpp"
+#include "emulator/stream_order.hpp"
 
 namespace gpulab::emulated {
 
@@ -88,6 +94,12 @@ unsigned launch_of(std::uint64_t r) { return static_cast<unsigned>(r >> 44); }
 std::uint64_t block_of(std::uint64_t r) { return r >> 14 & 0x3FFFFFFFu; }
 unsigned thread_of(std::uint64_t r) { return static_cast<unsigned>(r >> 4 & 0x3FFu); }
 unsigned bytes_of(std::uint64_t r) { return static_cast<unsigned>(r & 0xFu); }
+
+std::uint32_t pack_sync(std::uint64_t sync) {
+  return static_cast<std::uint32_t>((sync >> 32 & 0xFFFFFu) << 12 | (sync & 0xFFFu));
+}
+std::uint64_t unpack_sync(std::uint32_t packed) { return std::uint64_t{packed >> 12} << 32 | (packed & 0xFFFu); }
+std::uint32_t launch_tag(std::uint32_t launch) { return launch % 1023 + 1; }
 
 bool writes(Access kind) { return kind == Access::write || kind == Access::volatile_write || kind == Access::atomic; }
 
@@ -210,11 +222,37 @@ const Allocation* lookup(std::uintptr_t a) {
   fatal(cudaErrorIllegalAddress, "global " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)), text);
 }
 
+// The bytes an access is about to write over another thread's write: compute-sanitizer calls
+// a write-after-write a hazard only when it changes the value (two threads storing the same 0
+// or the same flag is benign). The check runs before the write, so the report waits until the
+// write is done — the worker's next access, or its block's end (settle_writes) — and is made only
+// if the bytes then differ from those the earlier write left.
+struct Granule {
+  std::uintptr_t address = 0;
+  unsigned size = 0;  // 0: not a write over a write
+};
+struct PendingRace {
+  Granule granule;
+  std::uint32_t before;  // the bytes the earlier write left
+  std::string key, text;
+};
+// (On the heap: the emulator's thread-local storage stays small; see the CMake file.)
+thread_local constinit std::vector<PendingRace>* pending_races = nullptr;
+thread_local constinit bool races_pending = false;
+
+void racecheck_report(const Granule& g, const std::string& key, const std::string& text) {
+  if (g.size == 0) return report(Tool::racecheck, key, text);
+  if (pending_races == nullptr) pending_races = new std::vector<PendingRace>;
+  PendingRace& p = pending_races->emplace_back(PendingRace{g, 0, key, text});
+  std::memcpy(&p.before, reinterpret_cast<const void*>(g.address), g.size);
+  races_pending = true;
+}
+
 // (several: the earlier access is one of several reads in the interval, some by other threads;
 // warp_synchronous: the access now is through volatile memory.)
-void race_report(const char* space, const char* kind, std::uint64_t before, std::uint64_t before_where,
-                 std::uint64_t now, const void* pc, const std::string& what, bool several = false,
-                 bool warp_synchronous = false) {
+void race_report(const Granule& granule, const char* space, const char* kind, std::uint64_t before,
+                 std::uint64_t before_where, std::uint64_t now, const void* pc, const std::string& what,
+                 bool several = false, bool warp_synchronous = false) {
   const bool before_writes = kind[2] == 'W';  // WAW and RAW: the earlier access wrote
   const bool now_writes = kind[0] == 'W';
   const auto* before_pc = reinterpret_cast<const void*>(before_where);
@@ -232,24 +270,33 @@ void race_report(const char* space, const char* kind, std::uint64_t before, std:
         "code from before Volta): lanes no longer run in lockstep. Put __syncwarp() between the steps, or use "
         "__shfl_down_sync().\n";
   }
-  report(Tool::racecheck,
-         std::string(kind) + " " + std::to_string(before_where) + " " +
-             std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
-         text);
+  racecheck_report(granule,
+                   std::string(kind) + " " + std::to_string(before_where) + " " +
+                       std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
+                   text);
 }
 
-void race_report_blocks(const char* kind, std::uint64_t before, std::uint64_t before_where, const void* pc,
-                        const std::string& what) {
+void race_report_blocks(const Granule& granule, const char* kind, std::uint64_t before, std::uint64_t before_where,
+                        const void* pc, const std::string& what) {
   const auto* before_pc = reinterpret_cast<const void*>(before_where);
   const std::string text = "========= Error: Race reported between Write access at " + where(before_pc) + " by block " +
                            std::to_string(block_of(before)) + "\n=========     and " +
                            (kind[0] == 'W' ? "Write" : "Read") + " access at " + where(pc) + " by " + running_thread() +
                            "\n=========     (" + kind + " hazard between blocks) on " + what +
                            " in __global__ memory: blocks of one launch are not ordered\n";
-  report(Tool::racecheck,
-         std::string("blocks ") + kind + std::to_string(before_where) + " " +
-             std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
-         text);
+  racecheck_report(granule,
+                   std::string("blocks ") + kind + std::to_string(before_where) + " " +
+                       std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
+                   text);
+}
+
+void war_report_blocks(const Granule& granule, std::uint32_t reader, const void* pc, const std::string& what) {
+  const std::string text = "========= Error: Race reported between Read access by block " +
+                           std::to_string(reader & 0x3FFFFFu) + "\n=========     and Write access at " + where(pc) +
+                           " by " + running_thread() + "\n=========     (WAR hazard between blocks) on " + what +
+                           " in __global__ memory: blocks of one launch are not ordered, so the read may see the "
+                           "value before this write or after it (an in-place update that other blocks still read?)\n";
+  racecheck_report(granule, "blocks WAR " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)), text);
 }
 
 // The reports, out of the way of the checks' fast path.
@@ -266,29 +313,67 @@ void race_report_blocks(const char* kind, std::uint64_t before, std::uint64_t be
              ": nothing wrote it since cudaMalloc (no cudaMemcpy, cudaMemset or kernel)\n" + allocated_at(alloc));
 }
 
-[[gnu::noinline, gnu::cold]] void global_race(const Allocation& alloc, std::uintptr_t address, Order o, bool write,
-                                              bool warp_synchronous, std::uint64_t writer, std::uint64_t where,
-                                              std::uint64_t now, const void* pc) {
+[[gnu::noinline, gnu::cold]] void global_race(const Allocation& alloc, std::uintptr_t address, unsigned size, Order o,
+                                              bool write, bool warp_synchronous, std::uint64_t writer,
+                                              std::uint64_t where, std::uint64_t now, const void* pc) {
+  const Granule granule{address, write ? size : 0u};
   if (o == Order::racing) {
-    race_report("__global__", write ? "WAW" : "RAW", writer, where, now, pc, global_element(alloc, address), false,
-                warp_synchronous);
+    race_report(granule, "__global__", write ? "WAW" : "RAW", writer, where, now, pc, global_element(alloc, address),
+                false, warp_synchronous);
   } else if (write || !state().launch_used_atomics.load(std::memory_order_relaxed)) {
-    race_report_blocks(write ? "WAW" : "RAW", writer, where, pc, global_element(alloc, address));
+    race_report_blocks(granule, write ? "WAW" : "RAW", writer, where, pc, global_element(alloc, address));
   }
 }
 
 // Which of a granule's 4 bytes [lo, hi) covers (offsets from the granule's start).
 unsigned byte_mask(std::uintptr_t lo, std::uintptr_t hi) { return ((1u << (hi - lo)) - 1u) << lo; }
 
+// What a kernel's threads touched, for stream_order: each buffer's span of reads and of writes,
+// gathered on the worker and handed over when its block ends (a few spans: kernels touch few buffers).
+struct Span {
+  const Allocation* buffer;
+  std::uintptr_t lo, hi;
+  bool write;
+};
+struct Spans {
+  Span span[8];
+  unsigned count = 0;
+};
+thread_local constinit Spans* spans = nullptr;  // (on the heap: see pending_races)
+
+void hand_over_spans() {
+  if (spans == nullptr) return;
+  for (unsigned i = 0; i < spans->count; ++i) {
+    stream_order::touched(spans->span[i].lo, spans->span[i].hi - spans->span[i].lo, spans->span[i].write);
+  }
+  spans->count = 0;
+}
+
+[[gnu::noinline]] void note_span(const Allocation* buffer, std::uintptr_t a, std::size_t size, bool write) {
+  if (spans == nullptr) spans = new Spans;
+  for (unsigned i = 0; i < spans->count; ++i) {
+    Span& s = spans->span[i];
+    if (s.buffer == buffer && s.write == write) {
+      s.lo = std::min(s.lo, a), s.hi = std::max(s.hi, a + size);
+      return;
+    }
+  }
+  if (spans->count == 8) hand_over_spans();
+  spans->span[spans->count++] = Span{buffer, a, a + size, write};
+}
+
 void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
   const Allocation* alloc = lookup(a);
   if (alloc == nullptr || a + size > alloc->end()) [[unlikely]]
     out_of_bounds(a, size, kind, pc);
+  if (stream_order::collecting) [[unlikely]]
+    note_span(alloc, a, size, writes(kind));
   if (alloc->cells == nullptr) return;
   const bool atomic = kind == Access::atomic;
   const bool write = writes(kind) && !atomic;
   const unsigned thread = detail::running_linear;
   const std::uint64_t now_sync = detail::sync_stamp();
+  const std::uint32_t me = detail::current_block->reader_tag;
   const std::uintptr_t offset = a - alloc->begin;
   for (std::uintptr_t g = offset / 4; g <= (offset + size - 1) / 4; ++g) {
     const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
@@ -302,15 +387,25 @@ void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* 
       continue;
     }
     if (atomic) continue;  // never a race
-    const Order o = order(writer, std::atomic_ref(cell.sync).load(std::memory_order_relaxed), bytes, now, now_sync);
+    const Order o = order(writer, unpack_sync(std::atomic_ref(cell.sync).load(std::memory_order_relaxed)), bytes, now,
+                          unpack_sync(pack_sync(now_sync)));
     if (o == Order::racing || o == Order::other_block) [[unlikely]] {
-      global_race(*alloc, alloc->begin + lo, o, write, kind == Access::volatile_read || kind == Access::volatile_write,
-                  writer, std::atomic_ref(cell.where).load(std::memory_order_relaxed), now, pc);
+      global_race(*alloc, alloc->begin + lo, static_cast<unsigned>(hi - lo), o, write,
+                  kind == Access::volatile_read || kind == Access::volatile_write, writer,
+                  std::atomic_ref(cell.where).load(std::memory_order_relaxed), now, pc);
     }
+    const std::uint32_t reader = std::atomic_ref(cell.reader).load(std::memory_order_relaxed);
     if (write) {
+      if (reader >> 22 == me >> 22 && reader != me && o != Order::other_block &&
+          !state().launch_used_atomics.load(std::memory_order_relaxed)) [[unlikely]] {
+        war_report_blocks({alloc->begin + lo, static_cast<unsigned>(hi - lo)}, reader, pc,
+                          global_element(*alloc, alloc->begin + lo));
+      }
       std::atomic_ref(cell.writer).store(now, std::memory_order_relaxed);
-      std::atomic_ref(cell.sync).store(now_sync, std::memory_order_relaxed);
+      std::atomic_ref(cell.sync).store(pack_sync(now_sync), std::memory_order_relaxed);
       std::atomic_ref(cell.where).store(reinterpret_cast<std::uintptr_t>(pc), std::memory_order_relaxed);
+    } else if (reader != me) {
+      std::atomic_ref(cell.reader).store(me, std::memory_order_relaxed);
     }
   }
 }
@@ -355,10 +450,11 @@ void shared_access(const shared::Window& w, std::uintptr_t a, std::size_t size, 
     const bool many =
         (after_read == Order::racing || after_read == Order::same_thread) && (cell.reader_sync & kManyReaders) != 0;
     if (after_write == Order::racing) [[unlikely]] {
-      race_report("__shared__", write ? "WAW" : "RAW", cell.writer, cell.writer_where, now, pc,
+      race_report({w.usable_begin + lo, write ? static_cast<unsigned>(hi - lo) : 0u}, "__shared__",
+                  write ? "WAW" : "RAW", cell.writer, cell.writer_where, now, pc,
                   shared_element(w, *array, w.usable_begin + lo), false, warp_synchronous);
     } else if (write && (after_read == Order::racing || many)) [[unlikely]] {
-      race_report("__shared__", "WAR", cell.reader, cell.reader_where, now, pc,
+      race_report({}, "__shared__", "WAR", cell.reader, cell.reader_where, now, pc,
                   shared_element(w, *array, w.usable_begin + lo), many, warp_synchronous);
     }
     if (write) {
@@ -437,6 +533,8 @@ UseLevel::~UseLevel() { chosen_level = previous_; }
 
 void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc, bool typed) {
   if (detail::current_block == nullptr || size == 0) return;  // host code
+  if (races_pending) [[unlikely]]
+    settle_writes();  // the write that raised them is done
   const bool device = a - arena_begin < arena_end - arena_begin;
   const shared::Window* w = shared::current_window;
   const bool in_shared = w != nullptr && a - w->reserved_begin < w->reserved_end - w->reserved_begin;
@@ -463,12 +561,73 @@ void access(std::uintptr_t a, std::size_t size, Access kind, const void* pc, boo
   if (!device) shared_steps::note(a, size, kind == Access::atomic || writes(kind));
 }
 
+// The extents of an array type as the compiler names it: "float [32][33]" -> {32, 33}.
+std::vector<std::size_t> extents_of(const std::string& type) {
+  std::vector<std::size_t> extents;
+  for (std::size_t open = type.find('['); open != std::string::npos; open = type.find('[', open + 1)) {
+    extents.push_back(std::strtoull(type.c_str() + open + 1, nullptr, 10));
+  }
+  return extents;
+}
+
+// Whether `extents` are those of a static __shared__ array of the running block, or of its rows.
+bool shared_array_extents(const std::vector<std::size_t>& extents) {
+  const shared::Window* w = shared::current_window;
+  if (w == nullptr || extents.empty()) return false;
+  for (const shared::Array& array : w->arrays) {
+    const detail::SharedDeclaration* d = array.declaration;
+    if (d == nullptr || d->rank < extents.size()) continue;
+    if (std::equal(extents.begin(), extents.end(), d->extents + (d->rank - extents.size()))) return true;
+  }
+  return false;
+}
+
+void index_out_of_bounds(const char* array_type, long long index, bool negative, const void* pc, const char* file,
+                         unsigned line) {
+  std::string type = array_type;
+  if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
+  const std::vector<std::size_t> extents = extents_of(type);
+  if (shared_array_extents(extents)) return;
+  std::string at = where(pc);
+  if (at.empty() || at.rfind("??", 0) == 0) at = std::string(file) + ":" + std::to_string(line);
+  const std::string index_text =
+      negative ? std::to_string(index) : std::to_string(static_cast<unsigned long long>(index));
+  fatal(cudaErrorIllegalAddress, "index " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
+        "========= Invalid __local__ access: index " + index_text + " is out of bounds for type '" + type + "'" +
+            (extents.empty() || extents[0] == 0 ? "" : " (valid: 0 to " + std::to_string(extents[0] - 1) + ")") +
+            "\n=========     at " + at + "\n=========     by " + running_thread() +
+            "\n=========     An array of fixed size (a kernel's local array, or a row of a 2-D one) indexed past its "
+            "end: on a GPU this reads or writes the thread's other variables, or another row, without a word. Is "
+            "the loop bound the array's size?\n");
+}
+
+std::uint32_t reader_tag(std::uint32_t launch, std::uint64_t block) {
+  return launch_tag(launch) << 22 | static_cast<std::uint32_t>(block & 0x3FFFFFu);
+}
+
+void end_block() {
+  settle_writes();
+  hand_over_spans();
+}
+
+void settle_writes() {
+  if (!races_pending) return;
+  races_pending = false;
+  for (const PendingRace& p : *pending_races) {
+    std::uint32_t after = 0;
+    std::memcpy(&after, reinterpret_cast<const void*>(p.granule.address), p.granule.size);
+    if (after != p.before) report(Tool::racecheck, p.key, p.text);
+  }
+  pending_races->clear();
+}
+
 void begin_launch(const char* kernel) {
   static const bool registered = [] { return std::atexit(at_exit) == 0; }();
   (void)registered;
   State& s = state();
   std::lock_guard lock(s.mutex);
-  s.launch.fetch_add(1);
+  // The launch tags of the buffers' readers come round: the old ones must not look like this launch's.
+  if (launch_tag(s.launch.fetch_add(1) + 1) == 1) forget_readers();
   s.kernel = kernel;
   s.first_report.clear();
   s.later_reports.clear();
@@ -514,13 +673,15 @@ std::string end_launch() {
   return text;
 }
 
-void report(Tool tool, const std::string& key, const std::string& text) {
+namespace {
+void report_under(Tool tool, const std::string& key, const std::string& text, const std::string& heading) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   const std::string full_key = std::string(tool_name(tool)) + " " + key;
   if (s.seen[full_key]++ > 0) return;
   ++s.errors[static_cast<int>(tool)];
-  const std::string with_kernel = "========= " + std::string(tool_name(tool)) + " in kernel " + s.kernel + ":\n" + text;
+  const std::string with_kernel = "========= " + std::string(tool_name(tool)) +
+                                  (heading.empty() ? " in kernel " + s.kernel : heading) + ":\n" + text;
   if (reports_to_stderr) {
     std::fputs(with_kernel.c_str(), stderr);
     std::fflush(stderr);
@@ -530,6 +691,12 @@ void report(Tool tool, const std::string& key, const std::string& text) {
   } else if (!reports_to_stderr && s.later_count++ < kReportsKept) {
     s.later_reports += with_kernel;
   }
+}
+}  // namespace
+
+void report(Tool tool, const std::string& key, const std::string& text) { report_under(tool, key, text, ""); }
+void report_between_streams(const std::string& key, const std::string& text) {
+  report_under(Tool::racecheck, key, text, " between streams");
 }
 
 std::string running_thread() {

@@ -68,6 +68,23 @@ enum class Access { read, write, volatile_read, volatile_write, atomic };
 // wider moves) a multiple of 4 bytes is enough.
 void access(std::uintptr_t address, std::size_t size, Access kind, const void* pc, bool typed = false);
 
+// An index out of an array's bounds (the compiler's -fsanitize=bounds check in a learner's code,
+// before the access): a kernel's local array (or a row of one) is reported, and the thread stopped
+// as for a wild access. `array_type` as the compiler names it ("'float [8]'"); file and line of the
+// index where the debug lines do not say. An index into a static __shared__ array (its extents
+// those of an array of the block's) is left to the shared-memory checks, which name the array.
+void index_out_of_bounds(const char* array_type, long long index, bool negative, const void* pc, const char* file,
+                         unsigned line);
+
+// Reports of writes over other threads' writes wait until the write is done (only a changed value
+// is a hazard): the scheduler settles them when a block ends; the next access does too.
+void settle_writes();
+// A block ended on this worker: its pending reports settled, its spans handed to stream_order.
+void end_block();
+
+// What a GlobalCell records of a block that reads it (its launch's tag and its number).
+std::uint32_t reader_tag(std::uint32_t launch, std::uint64_t block);
+
 // A launch begins and ends (one at a time); end_launch gives the first report it made, or "".
 void begin_launch(const char* kernel);
 std::uint32_t launch_number();
@@ -76,6 +93,9 @@ std::string end_launch();
 // A report of `tool`, written at once and counted; the running launch fails with the first.
 // Repeats of one `key` are counted, not written again.
 void report(Tool tool, const std::string& key, const std::string& text);
+// A report of work in two streams that nothing orders (stream_order.hpp), made after the
+// operation, under the heading "racecheck between streams".
+void report_between_streams(const std::string& key, const std::string& text);
 // The block and thread in compute-sanitizer's words: "thread (3,0,0) in block (1,0,0)".
 std::string running_thread();
 // "file.cu:12 in kernel" for an instruction address (through the debug line tables).

@@ -1,8 +1,12 @@
 #pragma once
 // Cooperative groups on the emulator: the thread block, warp tiles of 1 to 32 threads (static
 // and dynamic), their collectives (sync, shuffles, votes, cg::reduce, cg::inclusive_scan /
-// exclusive_scan) and the grid's ranks. A tile's operations use the tile's lanes as their mask,
-// as on the GPU. Not modelled: grid-wide sync (this_grid().sync()), coalesced_threads(), clusters.
+// exclusive_scan), tiles of 64 to 512 threads (sync, shfl, any, all, cg::reduce; the
+// block_tile_memory a GPU before sm_80 needs for them is accepted and unused) and the grid's
+// ranks. A tile's operations use the tile's lanes as their mask, as on the GPU. Not modelled:
+// grid-wide sync (this_grid().sync()), coalesced_threads(), clusters. racecheck orders shared
+// memory by barriers and __syncwarp(): a multi-warp tile's sync() (smaller than the block) does
+// not order it for racecheck, so hand values between its warps through cg::reduce or shfl.
 #include "emulator/emulator.hpp"
 
 namespace cooperative_groups {
@@ -24,6 +28,17 @@ class thread_block {
   dim3 group_dim() const { return blockDim; }
 };
 inline thread_block this_thread_block() { return {}; }
+
+// The scratch space tiles of more than 32 threads use on a GPU before sm_80; the emulator keeps
+// a tile's exchanges itself.
+template <unsigned MaxBlockSize = 1024>
+struct block_tile_memory {
+  char unused;
+};
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
+  return {};
+}
 
 // A group of `n` consecutive lanes of a warp (n a power of two, at most 32).
 class thread_group {
@@ -69,7 +84,48 @@ class thread_group {
   unsigned n_;
 };
 
+// A tile of several warps (64 to 512 threads): its collectives go through the scheduler's
+// tile exchange, which waits for every live thread of the tile.
 template <unsigned N>
+class multi_warp_tile {
+  static_assert(N == 64 || N == 128 || N == 256 || N == 512, "a tile of more than 32 threads has 64, 128, 256 or 512");
+
+ public:
+  static constexpr unsigned long long size() { return N; }
+  static constexpr unsigned long long num_threads() { return N; }
+  unsigned long long thread_rank() const { return details::block_rank() % N; }
+  unsigned long long meta_group_rank() const { return details::block_rank() / N; }
+  unsigned long long meta_group_size() const { return (details::block_size() + N - 1) / N; }
+  void sync() const { (void)::gpulab::emulated::detail::tile_exchange(N, 0); }
+  // (The value of thread `src`, which must take part, as on a GPU.)
+  template <typename T>
+  T shfl(T v, unsigned src) const {
+    using ::gpulab::emulated::detail::from_bits, ::gpulab::emulated::detail::to_bits;
+    return from_bits<T>(::gpulab::emulated::detail::tile_exchange(N, to_bits(v)).slots[src % N]);
+  }
+  int any(int predicate) const {
+    return fold(predicate != 0, [](int a, int b) { return a | b; });
+  }
+  int all(int predicate) const {
+    return fold(predicate != 0, [](int a, int b) { return a & b; });
+  }
+  // Every thread's value combined in rank order (the same result in every thread).
+  template <typename T, typename Op>
+  T fold(T v, Op op) const {
+    using ::gpulab::emulated::detail::from_bits, ::gpulab::emulated::detail::to_bits;
+    const auto [slots, took_part] = ::gpulab::emulated::detail::tile_exchange(N, to_bits(v));
+    T result = v;
+    bool first = true;
+    for (unsigned r = 0; r < N; ++r) {
+      if (!took_part[r]) continue;
+      result = first ? from_bits<T>(slots[r]) : op(result, from_bits<T>(slots[r]));
+      first = false;
+    }
+    return result;
+  }
+};
+
+template <unsigned N, bool MultiWarp = (N > 32)>
 class thread_block_tile : public thread_group {
   static_assert(N >= 1 && N <= 32 && (N & (N - 1)) == 0, "a tile is a power of two of at most 32 threads");
 
@@ -78,6 +134,8 @@ class thread_block_tile : public thread_group {
   static constexpr unsigned long long size() { return N; }
   static constexpr unsigned long long num_threads() { return N; }
 };
+template <unsigned N>
+class thread_block_tile<N, true> : public multi_warp_tile<N> {};
 
 template <unsigned N, typename Parent>
 thread_block_tile<N> tiled_partition(const Parent&) {
@@ -92,6 +150,10 @@ inline thread_group tiled_partition(const thread_block&, unsigned n) {
 
 inline void sync(const thread_block& g) { g.sync(); }
 inline void sync(const thread_group& g) { g.sync(); }
+template <unsigned N>
+void sync(const multi_warp_tile<N>& g) {
+  g.sync();
+}
 
 // The grid: its ranks work; a grid-wide barrier needs every block resident at once, which the
 // emulator's block-by-block execution cannot give.
@@ -139,10 +201,14 @@ struct bit_xor {
 
 template <typename Group, typename T, typename Op>
 T reduce(const Group& g, T value, Op op) {
-  for (unsigned offset = static_cast<unsigned>(g.size()) / 2; offset > 0; offset /= 2) {
-    value = op(value, g.shfl_xor(value, offset));
+  if constexpr (requires { g.fold(value, op); }) {  // a tile of several warps
+    return g.fold(value, op);
+  } else {
+    for (unsigned offset = static_cast<unsigned>(g.size()) / 2; offset > 0; offset /= 2) {
+      value = op(value, g.shfl_xor(value, offset));
+    }
+    return value;
   }
-  return value;
 }
 template <typename Group, typename T, typename Op = plus<T>>
 T inclusive_scan(const Group& g, T value, Op op = {}) {

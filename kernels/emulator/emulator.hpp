@@ -90,8 +90,9 @@ struct BlockContext {
   uint3 block_idx;
   dim3 block_dim;
   dim3 grid_dim;
-  std::uint64_t linear = 0;  // the block's number in the grid
-  std::uint32_t launch = 0;  // the launch's number (checked mode)
+  std::uint64_t linear = 0;      // the block's number in the grid
+  std::uint32_t launch = 0;      // the launch's number (checked mode)
+  std::uint32_t reader_tag = 0;  // racecheck's record of this block as a reader (checker.cpp)
   // For racecheck (kept by the scheduler): barriers opened so far, and each warp's __syncwarp()s.
   std::uint64_t barrier_generation = 0;
   const std::uint64_t* warp_syncs = nullptr;
@@ -114,6 +115,15 @@ struct Exchange {
   unsigned lanes;
 };
 Exchange warp_exchange(unsigned mask, std::uint64_t value);
+// The same across a tile of `count` threads (a multiple of 32 that divides the block: the
+// caller's tile starts at its linear index rounded down to a multiple of `count`): the tile's
+// slots, by thread rank, once every live thread of the tile has deposited its value, and which
+// ranks took part (an exited thread does not).
+struct TileExchange {
+  const std::uint64_t* slots;
+  const std::uint8_t* took_part;
+};
+TileExchange tile_exchange(unsigned count, std::uint64_t value);
 unsigned int lane_id();
 unsigned int live_lanes();  // lanes of this warp that exist and have not exited, as a mask
 [[noreturn]] void not_emulated(const char* what);

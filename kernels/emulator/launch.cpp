@@ -4,6 +4,7 @@
 // message (error_detail()).
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
 #include "emulator/shared_steps.hpp"
+#include "emulator/stream_order.hpp"
 
 namespace gpulab::emulated {
 
@@ -87,7 +89,7 @@ void note_volatile(const char* file, int line) {
 }
 
 void detail::launch_threads(const char* kernel, const char* file, int line, ThreadLoops loops, const void* body,
-                            dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t /*launches run in order*/) {
+                            dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream) {
   const DeviceMemoryOpen open;  // under the grader's host guard, the kernel's threads reach it (memory.hpp)
   const auto failed = [&](cudaError_t code, const std::string& why) {
     record_error(code, launch_failure(kernel, dims(grid), dims(block), shared_bytes, file, line,
@@ -114,8 +116,13 @@ void detail::launch_threads(const char* kernel, const char* file, int line, Thre
   struct CountingEnds {  // however the launch ends
     ~CountingEnds() { memory_counter::end_launch(); }
   } counting_ends;
+  // (The launch's place among the streams' work: what its threads touch is checked against the
+  // other streams' unordered work, once they are done: stream_order.hpp.)
+  const std::string operation = std::string("kernel ") + kernel;
+  std::optional<stream_order::Operation> in_stream(std::in_place, stream, operation.c_str());
   try {
     run_blocks(grid, block, shared_bytes, check::launch_level == check::Level::off ? loops.fast : loops.checked, body);
+    in_stream.reset();
   } catch (const KernelFault& e) {
     check::end_launch();
     failed(e.code, e.what());

@@ -48,7 +48,6 @@ using LineKey = std::pair<const void*, int>;  // instruction, kind
 
 struct State {
   std::mutex mutex;
-  std::atomic<bool> active{false};
   bool per_warp = false;
   std::string kernel;
   unsigned threads_per_block = 0;
@@ -187,10 +186,10 @@ void start(bool per_warp) {
   s.kernels.clear();
   s.kernel_lines.clear();
   s.per_warp = per_warp;
-  s.active = true;
+  active = true;
 }
 
-bool counting() { return state().active.load(std::memory_order_relaxed); }
+std::atomic<bool> active{false};
 
 void note(std::uintptr_t address, unsigned size, bool write, bool shared, const void* pc) {
   if (!counting()) return;
@@ -287,7 +286,7 @@ std::vector<KernelTraffic> stop() {
   std::map<std::string, std::map<LineKey, LineAccumulator>> kernel_lines;
   {
     std::lock_guard lock(s.mutex);
-    s.active = false;
+    active = false;
     kernels = std::move(s.kernels);
     kernel_lines = std::move(s.kernel_lines);
     s.kernels.clear();

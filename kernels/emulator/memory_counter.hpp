@@ -10,6 +10,7 @@
 //   words any one bank must deliver (lanes reading the same word share it: a broadcast), phase by
 //   phase for 8- and 16-byte accesses (16 and 8 lanes at a time; see shared_wavefronts()).
 // Atomics and local memory are not counted. Launches run one at a time, so counts are per launch.
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,7 +22,9 @@ namespace gpulab::emulated::memory_counter {
 // Starts counting the launches that follow; `per_warp`: keep each warp's global requests and
 // sectors too (for launches of at most 64 K warps).
 void start(bool per_warp = false);
-bool counting();
+// (A flag read inline: the checks ask before every access.)
+extern std::atomic<bool> active;
+inline bool counting() { return active.load(std::memory_order_relaxed); }
 // Stops, and gives each kernel's counts (launches of one kernel added up), in launch order.
 std::vector<KernelTraffic> stop();
 

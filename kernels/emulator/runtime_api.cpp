@@ -21,6 +21,7 @@
 #include "emulator/errors.hpp"
 #include "emulator/memory.hpp"
 #include "emulator/runtime.hpp"
+#include "emulator/stream_order.hpp"
 
 // The emulator's stream and event objects.
 namespace gpulab::emulated::types {
@@ -221,6 +222,8 @@ cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind k
   }
   uploads::copied(dst, src, bytes, to_device, from_device);
   note_host_write(dst, bytes);  // initialised, for initcheck (a no-op for host memory)
+  if (to_device) stream_order::touched(reinterpret_cast<std::uintptr_t>(dst), bytes, true);
+  if (from_device) stream_order::touched(reinterpret_cast<std::uintptr_t>(src), bytes, false);
   return cudaSuccess;
 }
 
@@ -391,6 +394,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device_i
 }
 cudaError_t cudaDeviceSynchronize() {
   waited_for_all();
+  stream_order::host_waited_all();
   return pending_fault();
 }
 cudaError_t cudaDeviceReset() {
@@ -477,15 +481,23 @@ cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return cudaFree(ptr); }
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
   waited_for_all();  // on the legacy default stream: after the blocking streams' work
   if (const cudaError_t fault = pending_fault(); fault != cudaSuccess) return fault;  // it synchronises
-  return copy(dst, src, bytes, kind, "cudaMemcpy");
+  cudaError_t e = cudaSuccess;
+  {
+    const stream_order::Operation op(nullptr, "cudaMemcpy");
+    e = copy(dst, src, bytes, kind, "cudaMemcpy");
+  }
+  stream_order::host_waited(nullptr);
+  return e;
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
   if (kind == cudaMemcpyDeviceToHost && bytes > 0) queued_to_host(stream);
+  const stream_order::Operation op(stream, "cudaMemcpyAsync");
   return copy(dst, src, bytes, kind, "cudaMemcpyAsync");
 }
 cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                          std::size_t height, cudaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return fail(cudaErrorInvalidValue, "cudaMemcpy2D: width is over a pitch");
+  const stream_order::Operation op(nullptr, "cudaMemcpy2D");
   for (std::size_t row = 0; row < height; ++row) {
     const cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
                                width, kind, "cudaMemcpy2D");
@@ -496,17 +508,32 @@ cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::si
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                               std::size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
   if (kind == cudaMemcpyDeviceToHost && width * height > 0) queued_to_host(stream);
-  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+  if (width > dpitch || width > spitch) return fail(cudaErrorInvalidValue, "cudaMemcpy2DAsync: width is over a pitch");
+  const stream_order::Operation op(stream, "cudaMemcpy2DAsync");
+  for (std::size_t row = 0; row < height; ++row) {
+    const cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
+                               width, kind, "cudaMemcpy2DAsync");
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
 }
-cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) {
-  if (const cudaError_t e = check_device_range(dst, bytes, "cudaMemset", "destination"); e != cudaSuccess) return e;
+namespace {
+cudaError_t fill(void* dst, int value, std::size_t bytes, const char* call) {
+  if (const cudaError_t e = check_device_range(dst, bytes, call, "destination"); e != cudaSuccess) return e;
   const DeviceMemoryOpen open;
   if (bytes > 0) std::memset(dst, value, bytes);
   note_host_write(dst, bytes);
+  stream_order::touched(reinterpret_cast<std::uintptr_t>(dst), bytes, true);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* dst, int value, std::size_t bytes, cudaStream_t) {
-  return cudaMemset(dst, value, bytes);
+}  // namespace
+cudaError_t cudaMemset(void* dst, int value, std::size_t bytes) {
+  const stream_order::Operation op(nullptr, "cudaMemset");
+  return fill(dst, value, bytes, "cudaMemset");
+}
+cudaError_t cudaMemsetAsync(void* dst, int value, std::size_t bytes, cudaStream_t stream) {
+  const stream_order::Operation op(stream, "cudaMemsetAsync");
+  return fill(dst, value, bytes, "cudaMemsetAsync");
 }
 cudaError_t cudaMemset2D(void* dst, std::size_t pitch, int value, std::size_t width, std::size_t height) {
   for (std::size_t row = 0; row < height; ++row) {
@@ -539,24 +566,31 @@ cudaError_t symbol_copy(void* dst, const void* src, std::size_t bytes, std::size
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
   *stream = new CUstream_st{flags};
+  stream_order::created(*stream, (flags & cudaStreamNonBlocking) != 0);
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int) {
   return cudaStreamCreateWithFlags(stream, flags);
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  stream_order::destroyed(stream);
   delete stream;
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   waited_for(stream);
+  stream_order::host_waited(stream);
   return pending_fault();
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
   waited_for(stream);  // it answers "done": the host may rely on it
+  stream_order::host_waited(stream);
   return cudaSuccess;
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  stream_order::stream_waits(stream, event);
+  return cudaSuccess;
+}
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   *least = *greatest = 0;
   return cudaSuccess;
@@ -576,15 +610,19 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
   event->stream = stream;
+  stream_order::event_recorded(event, stream);
   return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (event == nullptr) return fail(cudaErrorInvalidResourceHandle, "cudaEventSynchronize: a null event");
   waited_for(event->stream);
+  stream_order::host_waited_event(event);
   return pending_fault();
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  return event != nullptr && event->recorded ? cudaSuccess : cudaErrorNotReady;
+  if (event == nullptr || !event->recorded) return cudaErrorNotReady;
+  stream_order::host_waited_event(event);  // it answers "done": the host may rely on it
+  return cudaSuccess;
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   if (start == nullptr || end == nullptr)
@@ -602,6 +640,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
   return cudaSuccess;
 }
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  stream_order::event_destroyed(event);
   delete event;
   return cudaSuccess;
 }

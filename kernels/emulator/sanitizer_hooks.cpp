@@ -102,6 +102,36 @@ GPULAB_ATOMIC_HOOKS(64, std::uint64_t)
 #undef GPULAB_ATOMIC_RMW
 #undef GPULAB_SEEN_ATOMIC
 
+// -fsanitize=bounds (learners' code): GCC checks each index into an array of known size (a
+// kernel's local `float a[8]`, a row of a 2-D one) and calls this when it is out of range, before
+// the access. UBSan's runtime is not linked either; its records' layout is GCC's.
+struct UbsanLocation {
+  const char* file;
+  std::uint32_t line, column;
+};
+struct UbsanType {
+  std::uint16_t kind, info;  // info, for an integer: bit 0 signed, the rest log2 of its width in bits
+  char name[1];              // "'float [8]'"
+};
+struct UbsanOutOfBounds {
+  UbsanLocation location;
+  const UbsanType* array;
+  const UbsanType* index;
+};
+void __ubsan_handle_out_of_bounds(UbsanOutOfBounds* data, std::uintptr_t index) {
+  namespace check = gpulab::emulated::check;
+  if (!check::hooks_on) return;  // host code, or the fast path: as the plain build would
+  const unsigned bits = 1u << (data->index->info >> 1);
+  const bool is_signed = (data->index->info & 1) != 0;
+  long long value = static_cast<long long>(index);
+  if (is_signed && bits < 64 && (index >> (bits - 1) & 1) != 0) value -= 1LL << bits;  // sign-extended
+  check::index_out_of_bounds(data->array->name, value, is_signed && value < 0, __builtin_return_address(0),
+                             data->location.file, data->location.line);
+}
+void __ubsan_handle_out_of_bounds_abort(UbsanOutOfBounds* data, std::uintptr_t index) {
+  __ubsan_handle_out_of_bounds(data, index);
+}
+
 void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <bit>
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #include <condition_variable>
@@ -79,6 +80,16 @@ struct Warp {
   }
 };
 
+// A tile of several warps (cooperative groups' thread_block_tile<64 ... 1024>): its threads
+// deposit a value each and wait until every live thread of the tile has (tile.sync(), cg::reduce).
+struct Tile {
+  unsigned first = 0, count = 0;  // its threads [first, first + count)
+  unsigned arrived = 0;
+  std::uint64_t generation = 0;
+  std::vector<std::uint64_t> slots[2];  // by generation parity, as a warp group's
+  std::vector<std::uint8_t> took_part[2];
+};
+
 }  // namespace
 
 // synccheck: a warp operation whose mask names lanes that exited instead of taking part.
@@ -118,6 +129,7 @@ struct Block {
   std::vector<Thread> threads;  // (kept from block to block on a worker: no allocation per block)
   std::vector<Warp> warps;
   std::vector<std::uint64_t> warp_syncs;  // each warp's __syncwarp() count (BlockContext::warp_syncs)
+  std::vector<Tile> tiles;                // multi-warp tiles that have exchanged (few: a block's tiles)
   std::vector<Thread*> waiting;           // threads that have waited at least once, in the order they first did
   unsigned count = 0;                     // threads in the block
   unsigned next = 0;                      // the next thread to start
@@ -197,7 +209,19 @@ bool all_arrived(const WarpGroup& g, unsigned live) { return g.arrived != 0 && (
 
 void check_barrier_complete(const Block& b);
 
+unsigned live_in(const Block& b, const Tile& t) {
+  unsigned live = 0;
+  for (unsigned w = t.first / 32; w < (t.first + t.count) / 32; ++w) live += std::popcount(b.warps[w].live);
+  return live;
+}
+
 void release_waiters(Block& b, Warp& w) {
+  for (Tile& t : b.tiles) {
+    if (t.arrived > 0 && t.arrived == live_in(b, t)) {
+      t.arrived = 0, ++t.generation;
+      std::fill(t.took_part[t.generation & 1].begin(), t.took_part[t.generation & 1].end(), 0);
+    }
+  }
   if (b.arrived > 0 && b.arrived == b.live) {  // the last thread the barrier waited for exited
     check_barrier_complete(b);
     shared_steps::barrier_fell(b.barrier_file, b.barrier_line);
@@ -318,6 +342,34 @@ Exchange exchange(unsigned mask, std::uint64_t value, bool syncwarp) {
 
 Exchange warp_exchange(unsigned mask, std::uint64_t value) { return exchange(mask, value, false); }
 void syncwarp(unsigned mask, const char*, int) { exchange(mask, 0, true); }
+
+TileExchange tile_exchange(unsigned count, std::uint64_t value) {
+  Block& b = *running_block;
+  settle(b);
+  const unsigned first = running_linear / count * count;
+  auto find = [&]() -> Tile& {
+    for (Tile& t : b.tiles) {
+      if (t.first == first && t.count == count) return t;
+    }
+    Tile& t = b.tiles.emplace_back();
+    t.first = first, t.count = count;
+    for (int parity = 0; parity < 2; ++parity) t.slots[parity].resize(count), t.took_part[parity].resize(count);
+    return t;
+  };
+  Tile& t = find();
+  const std::uint64_t generation = t.generation;
+  t.slots[generation & 1][running_linear - first] = value;
+  t.took_part[generation & 1][running_linear - first] = 1;
+  ++b.progress;
+  if (++t.arrived == live_in(b, t)) {
+    t.arrived = 0, ++t.generation;
+    std::fill(t.took_part[t.generation & 1].begin(), t.took_part[t.generation & 1].end(), 0);
+  } else {
+    while (find().generation == generation) yield();  // (the list may grow while this thread waits)
+  }
+  const Tile& done = find();
+  return {done.slots[generation & 1].data(), done.took_part[generation & 1].data()};
+}
 
 unsigned int lane_id() { return running_linear % 32; }
 unsigned int live_lanes() {
@@ -444,6 +496,9 @@ ctx::fiber start_runner(Block& block, detail::ThreadLoop loop, const void* body)
 }
 
 void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& context) {
+  struct EndBlock {  // the block's last writes are done: racecheck's pending write-after-writes are decided
+    ~EndBlock() { check::end_block(); }
+  } end_block;
   const dim3 dim = context.block_dim;
   const unsigned count = dim.x * dim.y * dim.z;
   // A worker runs one block at a time: its storage is reused (on the heap, as the counter's log).
@@ -458,6 +513,7 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
     block.warps[w].syncs = &block.warp_syncs[w];
     block.warps[w].groups.clear();
   }
+  block.tiles.clear();
   block.waiting.clear();
   block.count = block.live = count;
   block.dim = dim;
@@ -621,6 +677,7 @@ void run_blocks(dim3 grid, dim3 block_dim, std::size_t shared_bytes, detail::Thr
     detail::BlockContext context;
     context.linear = b;
     context.launch = launch;
+    context.reader_tag = check::reader_tag(launch, b);
     context.block_idx = {static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b / grid.x % grid.y),
                          static_cast<unsigned>(b / (std::size_t{grid.x} * grid.y))};
     context.block_dim = block_dim;
