@@ -1,4 +1,21 @@
-# Helpers shared by every target of GPU Lab.
+# Helpers shared by every target of GPU Lab — and, for an outside project, the one file to
+# include for gpulab_add_cuda_executable:
+#   include(/path/to/gpulab/cmake/GpuLab.cmake)
+#   gpulab_add_cuda_executable(saxpy saxpy.cu)   # saxpy_emulated always; saxpy where nvcc is
+get_filename_component(GPULAB_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_LIST_DIR})
+list(REMOVE_DUPLICATES CMAKE_MODULE_PATH)
+# An outside project: the GPU build where nvcc is (GPU Lab's own CMakeLists.txt decides for itself).
+if(NOT DEFINED GPULAB_HAVE_CUDA AND NOT PROJECT_NAME STREQUAL "gpulab")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    set(GPULAB_HAVE_CUDA ON)
+  else()
+    set(GPULAB_HAVE_CUDA OFF)
+  endif()
+endif()
 
 # Warnings as errors for our own code (C++ and CUDA, host and device passes).
 # GCC 12 reports std::string concatenation at -O3 as overlapping memcpy (GCC bug 105329, a false
@@ -160,6 +177,9 @@ endfunction()
 #   gpulab_add_cuda_executable(saxpy saxpy.cu)
 #   gpulab_add_cuda_executable(histogram main.cpp histogram64.cu histogram256.cu)
 function(gpulab_add_cuda_executable name)
+  if(NOT TARGET gpulab_emulator)  # an outside project: the emulator builds into its build folder
+    include(${GPULAB_ROOT}/cmake/GpuLabEmulator.cmake)
+  endif()
   set(emulated_sources)
   set(source_dirs)
   foreach(source IN LISTS ARGN)
@@ -183,8 +203,7 @@ function(gpulab_add_cuda_executable name)
   endforeach()
   list(REMOVE_DUPLICATES source_dirs)
   add_executable(${name}_emulated ${emulated_sources})
-  target_include_directories(${name}_emulated PRIVATE ${PROJECT_SOURCE_DIR}/kernels/emulator/include
-                             ${PROJECT_SOURCE_DIR}/kernels)
+  target_include_directories(${name}_emulated PRIVATE ${GPULAB_ROOT}/kernels/emulator/include ${GPULAB_ROOT}/kernels)
   # (-Wno-volatile: `s[t] += ...` through a volatile pointer is deprecated C++20 but common CUDA.)
   target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -Wno-volatile)
   # The learner's headers, rewritten at each build into a mirror searched first for "quoted"
@@ -193,7 +212,7 @@ function(gpulab_add_cuda_executable name)
   set(mirror ${CMAKE_CURRENT_BINARY_DIR}/${name}_emulated.sources/mirror)
   set(include_dirs "$<TARGET_PROPERTY:${name}_emulated,INCLUDE_DIRECTORIES>")
   add_custom_target(${name}_emulated_headers
-    COMMAND gpulab_cuda_rewrite --mirror ${mirror} --skip ${PROJECT_SOURCE_DIR}/kernels ${source_dirs} ${include_dirs}
+    COMMAND gpulab_cuda_rewrite --mirror ${mirror} --skip ${GPULAB_ROOT}/kernels ${source_dirs} ${include_dirs}
     COMMENT "Rewriting the headers of ${name} for the emulator" COMMAND_EXPAND_LISTS VERBATIM)
   add_dependencies(${name}_emulated ${name}_emulated_headers)
   foreach(dir IN LISTS source_dirs)
@@ -205,6 +224,9 @@ function(gpulab_add_cuda_executable name)
   if(GPULAB_HAVE_CUDA)
     add_executable(${name} ${ARGN})
     set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+    if(NOT CMAKE_CUDA_STANDARD)  # (an outside project's: C++17, which every CUDA 12 and 13 nvcc takes)
+      set_target_properties(${name} PROPERTIES CUDA_STANDARD 17 CXX_STANDARD 17)
+    endif()
   endif()
 endfunction()
 

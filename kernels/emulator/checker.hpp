@@ -10,7 +10,9 @@
 //   reported with the buffer it overran and stops the kernel before it touches anything;
 // - racecheck: each 4-byte granule remembers its last writer and readers with their barrier
 //   counts; two threads touching it with no __syncthreads() (or, in one warp, __syncwarp())
-//   between, one of them writing, is a hazard — whatever order the emulator ran them in;
+//   between, one of them writing, is a hazard — whatever order the emulator ran them in; a write
+//   of the value already there is none (as under compute-sanitizer); between blocks, a read after
+//   another block's write or a write after its read; between streams, see stream_order.hpp;
 // - initcheck: a kernel's read of device memory nothing has written since cudaMalloc;
 // - synccheck (scheduler.cpp): a barrier that not every thread reaches, or a warp operation whose
 //   mask names lanes that do not take part.

@@ -92,6 +92,9 @@ std::string mirror_learner_folders(const std::vector<fs::path>& folders, const f
     std::error_code ec;
     const fs::path folder = fs::weakly_canonical(given, ec);
     if (ec || !fs::is_directory(folder) || not_the_learners(folder, skip) || inside(folder, mirror)) continue;
+    // The folder as given (`project/../include`) is also where -iquote MIRROR<folder> looks, and
+    // the system resolves its `..` only through folders that exist: make them.
+    if (given.is_absolute() && given != folder) fs::create_directories(mirror / given.relative_path(), ec);
     fs::recursive_directory_iterator walk(folder, fs::directory_options::skip_permission_denied, ec);
     for (; !ec && walk != fs::recursive_directory_iterator(); walk.increment(ec)) {
       const fs::path& file = walk->path();
