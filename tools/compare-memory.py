@@ -38,11 +38,12 @@ GLOBAL_TOLERANCE, CONFLICT_TOLERANCE = 0.01, 0.10
 
 
 ONLY = []  # --lessons: the lessons to compare (all of memory-sizes.txt when empty)
+SIZES = [os.path.join(HERE, "memory-sizes.txt")]  # --sizes: the file of sizes
 
 
 def sizes():
     out = []
-    with open(os.path.join(HERE, "memory-sizes.txt")) as f:
+    with open(SIZES[0]) as f:
         for line in f:
             line = line.strip()
             if line and not line.startswith("#"):
@@ -212,10 +213,14 @@ def main():
     p.add_argument("--bin", help="the build's bin folder (CUDA build)")
     p.add_argument("--out", required=True, help="where the counts and the table go")
     p.add_argument("--lessons", default="", help="comma-separated lesson numbers (default: every one listed)")
+    p.add_argument("--sizes", default=SIZES[0],
+                   help="the file of LESSON ARGUMENTS lines (default: tools/memory-sizes.txt; "
+                        "tools/memory-sizes-unseen.txt holds sizes no test uses)")
     p.add_argument("--table-only", action="store_true",
                    help="only make the table again from OUT's memory-emulated.json and memory-ncu.json")
     a = p.parse_args()
     ONLY.extend(x for x in a.lessons.split(",") if x)
+    SIZES[0] = a.sizes
     if a.table_only:
         with open(os.path.join(a.out, "memory-emulated.json")) as f:
             emulated = json.load(f)

@@ -1,8 +1,9 @@
 // Counting memory requests, sectors and bank conflicts as Nsight Compute does (memory_counter.hpp).
 //
-// Each worker writes down its block's accesses (thread, instruction, how many times that thread
-// had run the instruction before, address, size) and costs them when the block ends: sorted by
-// (warp, instruction, k-th time), the accesses of one group are one warp request. Blocks' totals
+// Each worker writes down its block's accesses (thread, instruction, its warp's synchronisation
+// interval, how many times that thread had run the instruction before in the interval, address,
+// size) and costs them when the block ends: sorted by (warp, instruction, interval, k-th time), the
+// accesses of one group are one warp request. Blocks' totals
 // go into the launch's, under a lock, once per block.
 #include "emulator/memory_counter.hpp"
 
@@ -66,26 +67,47 @@ State& state() {
 struct Access {
   const void* pc;
   std::uintptr_t address;
-  std::uint32_t time;  // how many times this thread ran the instruction before
+  std::uint32_t interval;  // the warp's synchronisations before it (barriers, __syncwarp()s): see sync_interval
+  std::uint32_t time;      // how many times this thread ran the instruction before, in that interval
   std::uint16_t thread;
   std::uint8_t size;
   std::uint8_t kind;
 };
 
+// A thread's count of one instruction's runs, in the synchronisation interval it last ran it in.
+struct Runs {
+  const void* pc;
+  std::uint32_t interval;
+  std::uint32_t count;
+};
+
 // The running block's accesses, and how often each of its threads ran each instruction.
 struct BlockLog {
   std::vector<Access> accesses;
-  std::vector<std::vector<std::pair<const void*, std::uint32_t>>> runs;  // by thread
+  std::vector<std::vector<Runs>> runs;  // by thread
 };
 // (On the heap: a thread-local's own room is scarce where the emulator is a shared library, CMakeLists.txt.)
 thread_local BlockLog& log = *new BlockLog;
 
-std::uint32_t next_time(unsigned thread, const void* pc) {
+// Which synchronisation interval of its warp the running thread is in: the block's barriers and
+// the warp's __syncwarp()s so far (their low 20 and 12 bits). Every lane of a warp passes them
+// together, so the lanes' k-th runs of an instruction are paired within an interval: a loop with a
+// barrier in each iteration pairs the lanes of one iteration even where some lanes skip the access
+// in early iterations (a scan's `if (t < d)` with d growing), which counting from the kernel's
+// start would pair an iteration apart.
+std::uint32_t sync_interval() {
+  const std::uint64_t stamp = detail::sync_stamp();
+  return static_cast<std::uint32_t>((stamp >> 32 & 0xFFFFFu) << 12 | (stamp & 0xFFFu));
+}
+
+std::uint32_t next_time(unsigned thread, const void* pc, std::uint32_t interval) {
   if (log.runs.size() <= thread) log.runs.resize(thread + 1);
-  for (auto& [p, count] : log.runs[thread]) {
-    if (p == pc) return count++;
+  for (Runs& r : log.runs[thread]) {
+    if (r.pc != pc) continue;
+    if (r.interval != interval) r.interval = interval, r.count = 0;
+    return r.count++;
   }
-  log.runs[thread].emplace_back(pc, 1);
+  log.runs[thread].push_back(Runs{pc, interval, 1});
   return 0;
 }
 
@@ -196,7 +218,8 @@ void note(std::uintptr_t address, unsigned size, bool write, bool shared, const 
   const unsigned thread = detail::running_linear;
   const MemoryKind kind = shared ? (write ? MemoryKind::shared_store : MemoryKind::shared_load)
                                  : (write ? MemoryKind::global_store : MemoryKind::global_load);
-  log.accesses.push_back({pc, address, next_time(thread, pc), static_cast<std::uint16_t>(thread),
+  const std::uint32_t interval = sync_interval();
+  log.accesses.push_back({pc, address, interval, next_time(thread, pc, interval), static_cast<std::uint16_t>(thread),
                           static_cast<std::uint8_t>(std::min(size, 255u)), static_cast<std::uint8_t>(kind)});
 }
 
@@ -223,7 +246,8 @@ void end_block() {
     }
   }
   const auto by_request = [](const Access& a, const Access& b) {
-    return std::make_tuple(a.thread / 32, a.pc, a.kind, a.time) < std::make_tuple(b.thread / 32, b.pc, b.kind, b.time);
+    return std::make_tuple(a.thread / 32, a.pc, a.kind, a.interval, a.time) <
+           std::make_tuple(b.thread / 32, b.pc, b.kind, b.interval, b.time);
   };
   std::vector<Access>& all = log.accesses;
   std::sort(all.begin(), all.end(), by_request);

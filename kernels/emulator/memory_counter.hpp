@@ -3,7 +3,8 @@
 // thread before it happens (checker.hpp); while counting, each in-bounds access to global or shared
 // memory is also written down with its instruction. When a block ends, its accesses are grouped
 // into warp requests — the lanes of one warp that ran the same instruction for the same time (the
-// k-th time each of them ran it) — and each request is costed as the hardware costs it:
+// k-th time each of them ran it since the warp's last barrier or __syncwarp()) — and each request
+// is costed as the hardware costs it:
 // - global: the distinct 32-byte sectors its lanes' bytes fall in (4 for 32 consecutive floats,
 //   32 for 32 floats a row apart);
 // - shared: the wavefronts the 32 banks (4-byte words, bank = word % 32) need: the most distinct
