@@ -119,7 +119,7 @@ void detail::launch_threads(const char* kernel, const char* file, int line, Thre
   // (The launch's place among the streams' work: what its threads touch is checked against the
   // other streams' unordered work, once they are done: stream_order.hpp.)
   const std::string operation = std::string("kernel ") + kernel;
-  std::optional<stream_order::Operation> in_stream(std::in_place, stream, operation.c_str());
+  std::optional<stream_order::Operation> in_stream(std::in_place, stream, operation.c_str(), true);
   try {
     run_blocks(grid, block, shared_bytes, check::launch_level == check::Level::off ? loops.fast : loops.checked, body);
     in_stream.reset();

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emulator/checker.hpp"
@@ -49,13 +50,20 @@ struct State {
   std::map<const void*, Clock> events;                // each event's clock when it was last recorded
   Clock host;                                         // what the host has waited for
   std::map<std::uintptr_t, std::deque<Access>> kept;  // by buffer start
-  // The running operation.
-  bool running = false;
+};
+
+// An operation under way: its stream, its clock, and each buffer's span of bytes it read and wrote.
+using Spans = std::map<std::uintptr_t, std::pair<std::uintptr_t, std::uintptr_t>>;  // by buffer: [lo, hi)
+struct Op {
   std::size_t stream = 0;
   Clock clock;
   std::string what;
-  std::map<std::uintptr_t, std::pair<std::uintptr_t, std::uintptr_t>> reads, writes;  // by address: [lo, hi)
+  Spans reads, writes;
 };
+// The calling host thread's copy or fill (host threads may queue work at once: lesson 10's, one
+// per GPU), and the running launch's (one at a time), whose spans the workers hand over.
+thread_local constinit Op* host_op = nullptr;
+Op* kernel_op = nullptr;
 
 State& state() {
   static State* s = new State;  // never destroyed: programs may queue work from their exit handlers
@@ -79,20 +87,21 @@ void add_span(std::map<std::uintptr_t, std::pair<std::uintptr_t, std::uintptr_t>
   if (!fresh) it->second = {std::min(it->second.first, lo), std::max(it->second.second, hi)};
 }
 
-void check_and_keep(State& s, const Allocation& buffer, std::uintptr_t lo, std::uintptr_t hi, bool write) {
+void check_and_keep(State& s, const Op& op, const Allocation& buffer, std::uintptr_t lo, std::uintptr_t hi,
+                    bool write) {
   std::deque<Access>& kept = s.kept[buffer.begin];
   // What the host waited for comes before everything queued since: no longer needed.
   std::erase_if(kept, [&](const Access& a) { return a.tick <= at(s.host, a.stream); });
   for (const Access& a : kept) {
-    if (a.stream == s.stream || (!a.write && !write) || a.hi <= lo || hi <= a.lo) continue;
-    if (a.tick <= at(s.clock, a.stream)) continue;  // ordered: this operation waited for it
+    if (a.stream == op.stream || (!a.write && !write) || a.hi <= lo || hi <= a.lo) continue;
+    if (a.tick <= at(op.clock, a.stream)) continue;  // ordered: this operation waited for it
     const std::uintptr_t from = std::max(lo, a.lo), to = std::min(hi, a.hi);
     const auto byte = [&](std::uintptr_t p) { return std::to_string(p - buffer.begin); };
     check::report_between_streams(
-        "streams " + std::to_string(buffer.begin) + " " + a.what + " " + s.what,
+        "streams " + std::to_string(buffer.begin) + " " + a.what + " " + op.what,
         "========= Error: Race reported between " + std::string(a.write ? "Write" : "Read") + " access by " + a.what +
             " in " + stream_name(a.stream) + "\n=========     and " + (write ? "Write" : "Read") + " access by " +
-            s.what + " in " + stream_name(s.stream) + "\n=========     (" + (write ? "W" : "R") + "A" +
+            op.what + " in " + stream_name(op.stream) + "\n=========     (" + (write ? "W" : "R") + "A" +
             (a.write ? "W" : "R") + " hazard between streams) on bytes " + byte(from) + " to " + byte(to - 1) +
             " of '" + buffer.name + "' (" + std::to_string(buffer.bytes) +
             " bytes) in __global__ memory: nothing orders the two streams' work, so on a GPU they may run at "
@@ -100,7 +109,7 @@ void check_and_keep(State& s, const Allocation& buffer, std::uintptr_t lo, std::
             "(cudaStreamWaitEvent), or synchronise between them.\n");
     break;  // one report per operation and buffer
   }
-  kept.push_back(Access{s.stream, at(s.clock, s.stream), lo, hi, write, s.what});
+  kept.push_back(Access{op.stream, at(op.clock, op.stream), lo, hi, write, op.what});
   if (kept.size() > kKept) kept.pop_front();
 }
 
@@ -123,10 +132,10 @@ void destroyed(cudaStream_t stream) {
   s.numbers.erase(found);  // (a new stream at the same address is another stream)
 }
 
-void begin(cudaStream_t stream, const char* what) {
+void begin(cudaStream_t stream, const char* what, bool kernel) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  if (!s.active) return;
+  if (!s.active || (kernel ? kernel_op != nullptr : host_op != nullptr)) return;  // (a copy inside a copy: one)
   const std::size_t n = number_of(s, stream);
   Stream& mine = s.streams[n];
   join(mine.clock, s.host);
@@ -139,38 +148,40 @@ void begin(cudaStream_t stream, const char* what) {
   }
   if (mine.clock.size() <= n) mine.clock.resize(n + 1, 0);
   ++mine.clock[n];
-  s.running = true;
-  s.stream = n;
-  s.clock = mine.clock;
-  s.what = what;
-  s.reads.clear();
-  s.writes.clear();
-  collecting = true;
+  Op* op = new Op{n, mine.clock, what, {}, {}};
+  if (kernel) {
+    kernel_op = op;
+    collecting = true;
+  } else {
+    host_op = op;
+  }
 }
 
 void touched(std::uintptr_t begin, std::size_t bytes, bool write) {
   if (bytes == 0) return;
   State& s = state();
   std::lock_guard lock(s.mutex);
-  if (!s.running) return;
+  Op* op = host_op != nullptr ? host_op : kernel_op;  // (a worker has no host_op)
+  if (op == nullptr) return;
   const Allocation* buffer = find_allocation(begin);
   if (buffer == nullptr) return;
-  add_span(write ? s.writes : s.reads, buffer->begin, begin, begin + bytes);
+  add_span(write ? op->writes : op->reads, buffer->begin, begin, begin + bytes);
 }
 
-void end() {
+void end(bool kernel) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  collecting = false;
-  if (!s.running) return;
-  s.running = false;
-  for (const auto* spans : {&s.writes, &s.reads}) {
+  Op* op = kernel ? std::exchange(kernel_op, nullptr) : std::exchange(host_op, nullptr);
+  if (kernel) collecting = false;
+  if (op == nullptr) return;
+  for (const Spans* spans : {&op->writes, &op->reads}) {
     for (const auto& [start, span] : *spans) {
       if (const Allocation* buffer = find_allocation(start)) {
-        check_and_keep(s, *buffer, span.first, span.second, spans == &s.writes);
+        check_and_keep(s, *op, *buffer, span.first, span.second, spans == &op->writes);
       }
     }
   }
+  delete op;
 }
 
 void event_recorded(cudaEvent_t event, cudaStream_t stream) {

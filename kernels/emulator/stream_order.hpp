@@ -25,20 +25,27 @@ extern bool collecting;
 void created(cudaStream_t stream, bool non_blocking);
 void destroyed(cudaStream_t stream);
 
-// An operation queued in `stream`: `what` names it ("kernel scale", "cudaMemcpyAsync").
-void begin(cudaStream_t stream, const char* what);
-// What the running operation touched: [begin, begin + bytes) of device memory.
+// An operation queued in `stream`: `what` names it ("kernel scale", "cudaMemcpyAsync"); a
+// kernel's (one launch runs at a time) or the calling host thread's copy or fill.
+void begin(cudaStream_t stream, const char* what, bool kernel);
+// What the running operation touched — the calling host thread's, or on a worker the launch's:
+// [begin, begin + bytes) of device memory.
 void touched(std::uintptr_t begin, std::size_t bytes, bool write);
 // The operation is done: its accesses are checked against the other streams' and kept.
-void end();
+void end(bool kernel);
 
 // begin() ... end() for a scope.
 class Operation {
  public:
-  Operation(cudaStream_t stream, const char* what) { begin(stream, what); }
-  ~Operation() { end(); }
+  Operation(cudaStream_t stream, const char* what, bool kernel = false) : kernel_(kernel) {
+    begin(stream, what, kernel);
+  }
+  ~Operation() { end(kernel_); }
   Operation(const Operation&) = delete;
   Operation& operator=(const Operation&) = delete;
+
+ private:
+  bool kernel_;
 };
 
 void event_recorded(cudaEvent_t event, cudaStream_t stream);
