@@ -494,28 +494,29 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
   const stream_order::Operation op(stream, "cudaMemcpyAsync");
   return copy(dst, src, bytes, kind, "cudaMemcpyAsync");
 }
-cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
-                         std::size_t height, cudaMemcpyKind kind) {
-  if (width > dpitch || width > spitch) return fail(cudaErrorInvalidValue, "cudaMemcpy2D: width is over a pitch");
-  const stream_order::Operation op(nullptr, "cudaMemcpy2D");
+namespace {
+// cudaMemcpy2D and its Async form: `height` rows of `width` bytes, as one operation of `stream`.
+cudaError_t copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                    std::size_t height, cudaMemcpyKind kind, cudaStream_t stream, const char* call) {
+  if (width > dpitch || width > spitch)
+    return fail(cudaErrorInvalidValue, std::string(call) + ": width is over a pitch");
+  const stream_order::Operation op(stream, call);
   for (std::size_t row = 0; row < height; ++row) {
-    const cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
-                               width, kind, "cudaMemcpy2D");
+    const cudaError_t e =
+        copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width, kind, call);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
 }
+}  // namespace
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                         std::size_t height, cudaMemcpyKind kind) {
+  return copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, "cudaMemcpy2D");
+}
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                               std::size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
   if (kind == cudaMemcpyDeviceToHost && width * height > 0) queued_to_host(stream);
-  if (width > dpitch || width > spitch) return fail(cudaErrorInvalidValue, "cudaMemcpy2DAsync: width is over a pitch");
-  const stream_order::Operation op(stream, "cudaMemcpy2DAsync");
-  for (std::size_t row = 0; row < height; ++row) {
-    const cudaError_t e = copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
-                               width, kind, "cudaMemcpy2DAsync");
-    if (e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+  return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, "cudaMemcpy2DAsync");
 }
 namespace {
 cudaError_t fill(void* dst, int value, std::size_t bytes, const char* call) {
