@@ -5,10 +5,13 @@
 //   granule's 4 bytes it touched (so it is never 0; kHostWriter is launch 0, all bytes).
 // and its `sync` word: the block's barrier count then (high half), the warp's __syncwarp count
 // (low half); bit 63 of a reader's marks several readers in one barrier interval.
-// (A GlobalCell keeps the writer's sync word packed in 32 bits: the barrier count's low 20 bits
-// and the __syncwarp count's low 12.) A GlobalCell's `reader` is the last block that read it in
-// its launch: the launch's tag (1 to 1023, the launch number's remainder, plus 1; the tags are
-// cleared when they come round) in bits 22-31, the block's number's low 22 bits below.
+// A GlobalCell (16 bytes for 4 of device memory) packs them tighter. Its `writer`: bits 48-63 the
+// writing instruction's number (pc_id), 38-47 the launch's tag (1 to 1023: the launch number's
+// remainder by 1023, plus 1; when the tags come round, every buffer's records of earlier launches
+// are cleared: forget_launch_tags), 14-37 the block's number's low 24 bits, 0-13 as above; its
+// `sync` word is the barrier count's low 20 bits and the __syncwarp count's low 12; its `reader`
+// is the last block that read it in its launch: the launch's tag in bits 22-31, the block's
+// number's low 22 bits below.
 // Two accesses of one byte by different threads of a block are ordered when a barrier opened
 // between them, or, in one warp, a __syncwarp(); of different blocks (global memory), never.
 #include "emulator/checker.hpp"
@@ -100,6 +103,55 @@ std::uint32_t pack_sync(std::uint64_t sync) {
 }
 std::uint64_t unpack_sync(std::uint32_t packed) { return std::uint64_t{packed >> 12} << 32 | (packed & 0xFFFu); }
 std::uint32_t launch_tag(std::uint32_t launch) { return launch % 1023 + 1; }
+
+// A GlobalCell's writer word (from a record, the launch's tag and the instruction's number), and
+// the record it stands for (the launch as its tag, the block's low 24 bits): what order() compares
+// with the access now, made the same way.
+std::uint64_t global_writer(std::uint64_t record, std::uint32_t tag, std::uint16_t instruction) {
+  return std::uint64_t{instruction} << 48 | std::uint64_t{tag} << 38 | (block_of(record) & 0xFFFFFFu) << 14 |
+         (record & 0x3FFFu);
+}
+std::uint64_t as_record(std::uint64_t writer) {
+  return (writer >> 38 & 0x3FFu) << 44 | (writer >> 14 & 0xFFFFFFu) << 14 | (writer & 0x3FFFu);
+}
+
+// The writing instructions, numbered (1 to 65535; 0: one past the table's room), so a GlobalCell
+// keeps two bytes for its writer's instruction instead of eight. Each worker keeps the numbers it
+// used last.
+constexpr std::size_t kInstructions = 65536;
+std::atomic<const void*>* instruction_table() {
+  static auto* table = new std::atomic<const void*>[kInstructions]();
+  return table;
+}
+struct InstructionCache {
+  const void* pc[16] = {};
+  std::uint16_t id[16] = {};
+};
+thread_local constinit InstructionCache* instruction_cache = nullptr;  // (on the heap: see pending_races)
+
+[[gnu::noinline]] std::uint16_t number_instruction(const void* pc) {
+  static std::mutex mutex;
+  static auto& numbers = *new std::map<const void*, std::uint16_t>;
+  std::lock_guard lock(mutex);
+  const auto found = numbers.find(pc);
+  if (found != numbers.end()) return found->second;
+  if (numbers.size() + 1 >= kInstructions) return 0;
+  const auto id = static_cast<std::uint16_t>(numbers.size() + 1);
+  instruction_table()[id].store(pc, std::memory_order_release);
+  numbers.emplace(pc, id);
+  return id;
+}
+std::uint16_t pc_id(const void* pc) {
+  if (instruction_cache == nullptr) instruction_cache = new InstructionCache;
+  const std::size_t slot = reinterpret_cast<std::uintptr_t>(pc) >> 2 & 15;
+  if (instruction_cache->pc[slot] == pc) return instruction_cache->id[slot];
+  const std::uint16_t id = number_instruction(pc);
+  instruction_cache->pc[slot] = pc, instruction_cache->id[slot] = id;
+  return id;
+}
+std::uintptr_t pc_of(std::uint64_t writer) {
+  return reinterpret_cast<std::uintptr_t>(instruction_table()[writer >> 48].load(std::memory_order_acquire));
+}
 
 bool writes(Access kind) { return kind == Access::write || kind == Access::volatile_write || kind == Access::atomic; }
 
@@ -379,9 +431,11 @@ void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* 
     const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
     const unsigned bytes = byte_mask(lo - g * 4, hi - g * 4);
     GlobalCell& cell = alloc->cells[g];
-    const std::uint64_t now = record(thread, bytes);
-    const std::uint64_t writer = std::atomic_ref(cell.writer).load(std::memory_order_relaxed);
-    if (writer == 0 && !write) [[unlikely]] {  // atomics read the value too
+    const std::uint64_t full = record(thread, bytes);
+    const std::uint64_t now = as_record(global_writer(full, me >> 22, 0));
+    const std::uint64_t written = std::atomic_ref(cell.writer).load(std::memory_order_relaxed);
+    const std::uint64_t writer = as_record(written);
+    if (written == 0 && !write) [[unlikely]] {  // atomics read the value too
       uninitialised_read(*alloc, alloc->begin + lo, size, atomic, pc);
       if (atomic) std::atomic_ref(cell.writer).store(kHostWriter, std::memory_order_relaxed);
       continue;
@@ -391,8 +445,7 @@ void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* 
                           unpack_sync(pack_sync(now_sync)));
     if (o == Order::racing || o == Order::other_block) [[unlikely]] {
       global_race(*alloc, alloc->begin + lo, static_cast<unsigned>(hi - lo), o, write,
-                  kind == Access::volatile_read || kind == Access::volatile_write, writer,
-                  std::atomic_ref(cell.where).load(std::memory_order_relaxed), now, pc);
+                  kind == Access::volatile_read || kind == Access::volatile_write, writer, pc_of(written), now, pc);
     }
     const std::uint32_t reader = std::atomic_ref(cell.reader).load(std::memory_order_relaxed);
     if (write) {
@@ -401,9 +454,8 @@ void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* 
         war_report_blocks({alloc->begin + lo, static_cast<unsigned>(hi - lo)}, reader, pc,
                           global_element(*alloc, alloc->begin + lo));
       }
-      std::atomic_ref(cell.writer).store(now, std::memory_order_relaxed);
+      std::atomic_ref(cell.writer).store(global_writer(full, me >> 22, pc_id(pc)), std::memory_order_relaxed);
       std::atomic_ref(cell.sync).store(pack_sync(now_sync), std::memory_order_relaxed);
-      std::atomic_ref(cell.where).store(reinterpret_cast<std::uintptr_t>(pc), std::memory_order_relaxed);
     } else if (reader != me) {
       std::atomic_ref(cell.reader).store(me, std::memory_order_relaxed);
     }
@@ -627,7 +679,7 @@ void begin_launch(const char* kernel) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   // The launch tags of the buffers' readers come round: the old ones must not look like this launch's.
-  if (launch_tag(s.launch.fetch_add(1) + 1) == 1) forget_readers();
+  if (launch_tag(s.launch.fetch_add(1) + 1) == 1) forget_launch_tags();
   s.kernel = kernel;
   s.first_report.clear();
   s.later_reports.clear();

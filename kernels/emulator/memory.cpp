@@ -285,7 +285,7 @@ void note_host_write(const void* p, std::size_t bytes) {
   const Allocation* a = find_allocation(begin);
   if (a == nullptr || a->cells == nullptr) return;
   const std::size_t first = (begin - a->begin) / 4, last = (begin - a->begin + bytes - 1) / 4;
-  for (std::size_t g = first; g <= last; ++g) a->cells[g] = GlobalCell{check::kHostWriter, 0, 0, 0};
+  for (std::size_t g = first; g <= last; ++g) a->cells[g] = GlobalCell{check::kHostWriter, 0, 0};
 }
 
 void forget_writers() {
@@ -294,12 +294,16 @@ void forget_writers() {
   for (const auto& [start, a] : ar.live) drop_cells(*a);
 }
 
-void forget_readers() {
+void forget_launch_tags() {
   Arena& ar = arena();
   std::lock_guard lock(ar.mutex);
   for (const auto& [start, a] : ar.live) {
     if (a->cells == nullptr) continue;
-    for (std::size_t g = 0; g < (a->bytes + 3) / 4; ++g) a->cells[g].reader = 0;
+    for (std::size_t g = 0; g < (a->bytes + 3) / 4; ++g) {
+      GlobalCell& cell = a->cells[g];
+      if (cell.writer != 0) cell = GlobalCell{check::kHostWriter, 0, 0};
+      cell.reader = 0;
+    }
   }
 }
 

@@ -19,11 +19,11 @@ namespace gpulab::emulated {
 
 // What the checked mode remembers of the last accesses of one 4-byte granule of a buffer
 // (racecheck, initcheck); see checker.cpp for the encoding. Zero: never written.
+// 16 bytes of records for 4 bytes of device memory (checker.cpp says how each word is packed).
 struct GlobalCell {
-  std::uint64_t writer;  // who wrote it last: launch, block, thread, bytes
+  std::uint64_t writer;  // who wrote it last: the writing instruction, the launch's tag, block, thread, bytes
   std::uint32_t sync;    // the writer's barrier and __syncwarp counts when it wrote (their low 20 and 12 bits)
   std::uint32_t reader;  // the block that read it last, with its launch's tag (a write after it, checker.cpp)
-  std::uint64_t where;   // the writing instruction
 };
 
 struct Allocation {
@@ -60,8 +60,9 @@ void note_host_write(const void* p, std::size_t bytes);
 // After a launch that ran without checks: every live buffer loses its racecheck and initcheck
 // records, as what that launch wrote is unknown (bounds are still checked).
 void forget_writers();
-// Every live buffer's record of its last reading block dropped (the launch tags come round again).
-void forget_readers();
+// The launch tags come round again (checker.cpp): every live buffer's writers become "written
+// before" (initialised, no launch's) and its readers are dropped.
+void forget_launch_tags();
 // The host guard (GPU Lab's grader, around the learner's function): while it is on, device memory
 // is out of host code's reach as on a GPU — its pages are closed, a host access faults and is
 // reported (scheduler.cpp) — and the runtime opens it for the length of its own copies, fills and
