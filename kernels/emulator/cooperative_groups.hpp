@@ -5,8 +5,9 @@
 // block_tile_memory a GPU before sm_80 needs for them is accepted and unused) and the grid's
 // ranks. A tile's operations use the tile's lanes as their mask, as on the GPU. Not modelled:
 // grid-wide sync (this_grid().sync()), coalesced_threads(), clusters. racecheck orders shared
-// memory by barriers and __syncwarp(): a multi-warp tile's sync() (smaller than the block) does
-// not order it for racecheck, so hand values between its warps through cg::reduce or shfl.
+// memory by barriers and __syncwarp(): the sync() of a multi-warp tile smaller than the block does
+// not order it for racecheck (a tile of the whole block waits at the block's barrier, which does),
+// so hand values between a smaller tile's warps through cg::reduce or shfl.
 #include "emulator/emulator.hpp"
 
 namespace cooperative_groups {
@@ -96,7 +97,14 @@ class multi_warp_tile {
   unsigned long long thread_rank() const { return details::block_rank() % N; }
   unsigned long long meta_group_rank() const { return details::block_rank() / N; }
   unsigned long long meta_group_size() const { return (details::block_size() + N - 1) / N; }
-  void sync() const { (void)::gpulab::emulated::detail::tile_exchange(N, 0); }
+  // (A tile of the whole block waits at the block's barrier, which racecheck sees as one.)
+  void sync() const {
+    if (details::block_size() <= N) {
+      __syncthreads();
+    } else {
+      (void)::gpulab::emulated::detail::tile_exchange(N, 0);
+    }
+  }
   // (The value of thread `src`, which must take part, as on a GPU.)
   template <typename T>
   T shfl(T v, unsigned src) const {

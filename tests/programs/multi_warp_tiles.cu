@@ -9,7 +9,7 @@
 namespace cg = cooperative_groups;
 
 template <unsigned Tile, unsigned Block>
-__global__ void tile_sums(const int* in, int* sums, int* firsts, int* votes, int n) {
+__global__ void tile_sums(const int* in, int* sums, int* firsts, int* votes, int* nexts, int n) {
   __shared__ cg::block_tile_memory<Block> scratch;
   cg::thread_block block = cg::this_thread_block(scratch);
   cg::thread_block_tile<Tile> tile = cg::tiled_partition<Tile>(block);
@@ -19,6 +19,13 @@ __global__ void tile_sums(const int* in, int* sums, int* firsts, int* votes, int
   const int largest = cg::reduce(tile, v, cg::greater<int>());
   const int first = tile.shfl(v, 0);  // every thread gets rank 0's value
   const int any_odd = tile.any(v % 2 != 0), all_small = tile.all(v < 1000);
+  // A tile of the whole block: its sync() orders shared memory like __syncthreads().
+  __shared__ int shared_values[Block];
+  if (Tile == Block) {
+    shared_values[tile.thread_rank()] = v;
+    tile.sync();
+    if (i < n) nexts[i] = shared_values[(tile.thread_rank() + 1) % Tile];
+  }
   tile.sync();
   if (tile.thread_rank() == 0) {
     const int t = blockIdx.x * (Block / Tile) + tile.meta_group_rank();
@@ -38,8 +45,10 @@ void run(const char* what, int n) {
   CHECK(cudaMalloc(&sums, tiles * sizeof(int)));
   CHECK(cudaMalloc(&firsts, tiles * sizeof(int)));
   CHECK(cudaMalloc(&votes, tiles * sizeof(int)));
+  int* nexts;
+  CHECK(cudaMalloc(&nexts, n * sizeof(int)));
   CHECK(cudaMemcpy(in, host, n * sizeof(int), cudaMemcpyHostToDevice));
-  tile_sums<Tile, Block><<<blocks, Block>>>(in, sums, firsts, votes, n);
+  tile_sums<Tile, Block><<<blocks, Block>>>(in, sums, firsts, votes, nexts, n);
   CHECK(cudaGetLastError());
   int* s = new int[tiles];
   int* f = new int[tiles];
@@ -47,6 +56,8 @@ void run(const char* what, int n) {
   CHECK(cudaMemcpy(s, sums, tiles * sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(f, firsts, tiles * sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(v, votes, tiles * sizeof(int), cudaMemcpyDeviceToHost));
+  int* next = new int[n];
+  CHECK(cudaMemcpy(next, nexts, n * sizeof(int), cudaMemcpyDeviceToHost));
   long long total = 0, expected = 0;
   int wrong = 0;
   for (int t = 0; t < tiles; ++t) {
@@ -61,11 +72,19 @@ void run(const char* what, int n) {
     wrong += s[t] != e || f[t] != first * 2000 + largest || v[t] != odd * 10 + small;
     total += s[t], expected += e;
   }
+  if (Tile == Block) {  // each thread's neighbour in the block, handed through shared memory
+    for (int i = 0; i < n; ++i) {
+      const int j = i / (int)Block * (int)Block + (i % (int)Block + 1) % (int)Block;
+      wrong += next[i] != (j < n ? host[j] : 0);
+    }
+  }
   printf("%s: %d tiles, sum %lld (expected %lld), %d wrong\n", what, tiles, total, expected, wrong);
   CHECK(cudaFree(in));
   CHECK(cudaFree(sums));
   CHECK(cudaFree(firsts));
   CHECK(cudaFree(votes));
+  CHECK(cudaFree(nexts));
+  delete[] next;
   delete[] host;
   delete[] s;
   delete[] f;
