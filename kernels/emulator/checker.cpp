@@ -214,10 +214,6 @@ std::string relative(std::uintptr_t address, std::uintptr_t begin, std::size_t b
          (past == 1 ? "" : "s") + " past its end";
 }
 
-std::string describe_global(const Allocation& a) {
-  return "'" + a.name + "' (" + element_words(a.bytes / a.element_bytes, a.element_bytes, "") + ")";
-}
-
 std::string allocated_at(const Allocation& a) {
   return a.site.empty() ? "" : "=========     '" + a.name + "' was allocated at " + a.site + "\n";
 }
@@ -561,6 +557,10 @@ void at_program_exit() {
 }
 
 }  // namespace
+
+std::string describe_global(const Allocation& a) {
+  return "'" + a.name + "' (" + element_words(a.bytes / a.element_bytes, a.element_bytes, "") + ")";
+}
 
 Level launch_level = Level::off;
 bool hooks_on = false;

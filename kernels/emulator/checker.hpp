@@ -29,6 +29,10 @@
 #include <cstdint>
 #include <string>
 
+namespace gpulab::emulated {
+struct Allocation;  // memory.hpp
+}
+
 namespace gpulab::emulated::check {
 
 enum class Level { off, memcheck, full };
@@ -95,6 +99,8 @@ std::string end_launch();
 // A report of `tool`, written at once and counted; the running launch fails with the first.
 // Repeats of one `key` are counted, not written again.
 void report(Tool tool, const std::string& key, const std::string& text);
+// A device buffer as every report names it: "'x' (1000 elements of 4 bytes)".
+std::string describe_global(const Allocation& buffer);
 // A report of work in two streams that nothing orders (stream_order.hpp), made after the
 // operation, under the heading "racecheck between streams".
 void report_between_streams(const std::string& key, const std::string& text);

@@ -117,17 +117,20 @@ void detail::launch_threads(const char* kernel, const char* file, int line, Thre
     ~CountingEnds() { memory_counter::end_launch(); }
   } counting_ends;
   // (The launch's place among the streams' work: what its threads touch is checked against the
-  // other streams' unordered work, once they are done: stream_order.hpp.)
+  // other streams' unordered work once they are done, before the launch's reports are gathered:
+  // stream_order.hpp.)
   const std::string operation = std::string("kernel ") + kernel;
   std::optional<stream_order::Operation> in_stream(std::in_place, stream, operation.c_str(), true);
   try {
     run_blocks(grid, block, shared_bytes, check::launch_level == check::Level::off ? loops.fast : loops.checked, body);
     in_stream.reset();
   } catch (const KernelFault& e) {
+    in_stream.reset();
     check::end_launch();
     failed(e.code, e.what());
     return;
   } catch (const std::exception& e) {
+    in_stream.reset();
     check::end_launch();
     failed(cudaErrorLaunchFailure, e.what());
     return;

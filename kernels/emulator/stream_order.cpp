@@ -102,9 +102,9 @@ void check_and_keep(State& s, const Op& op, const Allocation& buffer, std::uintp
         "========= Error: Race reported between " + std::string(a.write ? "Write" : "Read") + " access by " + a.what +
             " in " + stream_name(a.stream) + "\n=========     and " + (write ? "Write" : "Read") + " access by " +
             op.what + " in " + stream_name(op.stream) + "\n=========     (" + (write ? "W" : "R") + "A" +
-            (a.write ? "W" : "R") + " hazard between streams) on bytes " + byte(from) + " to " + byte(to - 1) +
-            " of '" + buffer.name + "' (" + std::to_string(buffer.bytes) +
-            " bytes) in __global__ memory: nothing orders the two streams' work, so on a GPU they may run at "
+            (a.write ? "W" : "R") + " hazard between streams) on bytes " + byte(from) + " to " + byte(to - 1) + " of " +
+            check::describe_global(buffer) +
+            " in __global__ memory: nothing orders the two streams' work, so on a GPU they may run at "
             "once. Record an event after the first (cudaEventRecord) and make the second stream wait for it "
             "(cudaStreamWaitEvent), or synchronise between them.\n");
     break;  // one report per operation and buffer
