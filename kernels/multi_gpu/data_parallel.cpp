@@ -37,10 +37,12 @@ struct Slots {
 struct DataParallel::Replicas {
   Layout net;
   int batch = 0;
+  int ranks = 1;  // the GPUs averaging: this process's (a thread each), or the processes' (one each)
   GemmFunction gemm = nullptr;
   std::vector<std::unique_ptr<Stream>> streams;       // each GPU's step
   std::vector<std::unique_ptr<Stream>> nccl_streams;  // each GPU's averaging, beside its step (several GPUs)
   std::vector<std::vector<cudaEvent_t>> ready;        // [gpu][layer]: that layer's gradients are computed
+  std::unique_ptr<Event> started;                     // on GPU 0's default stream: where every GPU's step starts
   std::vector<Buffer> params, x, t, workspace, loss;
   std::vector<gpu::DeviceBuffer<std::uint64_t>> stamps;  // [gpu]: Slots, for record_step
   std::vector<ncclComm_t> comms;                         // one per GPU, from one ncclCommInitAll (empty with one GPU)
@@ -72,12 +74,31 @@ struct DataParallel::Replicas {
 
 DataParallel::DataParallel(const Layout& net, int gpus, int batch, GemmFunction gemm, bool graph)
     : r_(std::make_unique<Replicas>()) {
+  set_up(net, gpus, gpus, batch, gemm, graph);
+  if (gpus > 1) {
+    std::vector<int> devices(static_cast<std::size_t>(gpus));
+    for (int g = 0; g < gpus; ++g) devices[static_cast<std::size_t>(g)] = g;
+    r_->comms.resize(devices.size());
+    CurrentDevice on(0);  // ncclCommInitAll visits every GPU; the guard puts the caller's device back
+    GPULAB_NCCL_CHECK(nccl().comm_init_all(r_->comms.data(), gpus, devices.data()));
+  }
+}
+
+DataParallel::DataParallel(const Layout& net, ncclComm_t comm, int ranks, int batch, GemmFunction gemm, bool graph)
+    : r_(std::make_unique<Replicas>()) {
+  r_->comms.push_back(comm);  // owned from here, whatever set_up throws
+  set_up(net, 1, ranks, batch, gemm, graph);
+}
+
+void DataParallel::set_up(const Layout& net, int gpus, int ranks, int batch, GemmFunction gemm, bool graph) {
   gpulab::mlp::check_layout(net);
   check_gpus(gpus);
   r_->net = net;
   r_->batch = batch;
+  r_->ranks = ranks;
   r_->gemm = gemm;
   r_->use_graph = graph;
+  r_->started = std::make_unique<Event>(0);
   for (int g = 0; g < gpus; ++g) {
     CurrentDevice on(g);
     r_->streams.push_back(std::make_unique<Stream>(g));
@@ -87,17 +108,10 @@ DataParallel::DataParallel(const Layout& net, int gpus, int batch, GemmFunction 
     r_->workspace.emplace_back(mlp::step_workspace(net, batch), "workspace");
     r_->loss.emplace_back(1, "loss");
     r_->stamps.emplace_back(static_cast<std::size_t>(Slots{net.layers()}.count()), "stamps");
-    if (gpus == 1) continue;
+    if (ranks == 1) continue;
     r_->nccl_streams.push_back(std::make_unique<Stream>(g));
     r_->ready.emplace_back(static_cast<std::size_t>(net.layers()), nullptr);
     for (cudaEvent_t& e : r_->ready.back()) GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-  }
-  if (gpus > 1) {
-    std::vector<int> devices(static_cast<std::size_t>(gpus));
-    for (int g = 0; g < gpus; ++g) devices[static_cast<std::size_t>(g)] = g;
-    r_->comms.resize(devices.size());
-    CurrentDevice on(0);  // ncclCommInitAll visits every GPU; the guard puts the caller's device back
-    GPULAB_NCCL_CHECK(nccl().comm_init_all(r_->comms.data(), gpus, devices.data()));
   }
   r_->threads = std::make_unique<GpuThreads>(gpus);
 }
@@ -140,7 +154,7 @@ void DataParallel::queue(int g, float lr, Loss loss, bool stamped) {
   const auto k = static_cast<std::size_t>(g);
   const Layout& net = r_->net;
   const Slots slot{net.layers()};
-  const bool averaging = gpus() > 1;
+  const bool averaging = r_->ranks > 1;
   const cudaStream_t step = r_->streams[k]->handle, average = averaging ? r_->nccl_streams[k]->handle : nullptr;
   std::uint64_t* stamps = r_->stamps[k].data();
   auto mark = [&](int at, cudaStream_t stream) {  // record_step's clock readings
@@ -212,13 +226,15 @@ void DataParallel::capture(float lr, Loss loss, bool stamped) {
 }
 // [/snippet]
 
-// Every GPU's thread queues (or launches the graph of) its part at once; then GPU 0's default
-// stream waits for every GPU (join_on_gpu0).
+// Every GPU's step starts after what GPU 0's default stream holds (fork_from_gpu0); every GPU's
+// thread queues (or launches the graph of) its part at once; then GPU 0's default stream waits
+// for every GPU (join_on_gpu0).
 void DataParallel::run_step(float lr, Loss loss, bool stamped) {
   if (r_->use_graph &&
       (r_->graphs.empty() || r_->graph_lr != lr || r_->graph_loss != loss || r_->graph_stamped != stamped)) {
     capture(lr, loss, stamped);
   }
+  fork_from_gpu0(*r_->started, r_->streams);
   r_->threads->run([&](int g) {
     CurrentDevice on(g);
     if (r_->use_graph) {

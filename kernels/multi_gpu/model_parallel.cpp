@@ -20,6 +20,7 @@ struct ModelParallel::Stages {
   int used = 1;
   std::vector<int> device;                       // per layer
   std::vector<std::unique_ptr<Stream>> streams;  // per GPU used
+  std::unique_ptr<Event> started;                // where every GPU's step starts (fork_from_gpu0)
   // Per layer, on its GPU: W and b (the flat layout's slice), their gradients, its input (x, the
   // previous layer's output, or a copy of it from the previous GPU), its output, its delta, and
   // the delta it hands back to the layer before (dL/dZ of that layer).
@@ -49,6 +50,7 @@ ModelParallel::ModelParallel(const Layout& net, int gpus, int batch, GemmFunctio
   s.gemm = gemm;
   s.used = std::min(gpus, net.layers());
   for (int g = 0; g < s.used; ++g) s.streams.push_back(std::make_unique<Stream>(g));
+  s.started = std::make_unique<Event>(0);
   enable_peer_access(s.used);
   const int layers = net.layers();
   for (int l = 0; l < layers; ++l) {
@@ -119,6 +121,7 @@ void ModelParallel::step(float lr, Loss loss) {
   const int layers = s.net.layers();
   auto options = [&](int l) { return StepOptions{s.gemm, s.stream_of(l)}; };
   auto size = [&](int l) { return s.net.sizes[static_cast<std::size_t>(l)]; };
+  fork_from_gpu0(*s.started, s.streams);
   for (int l = 0; l < layers; ++l) {
     const auto k = static_cast<std::size_t>(l);
     if (l > 0 && s.device[k] != s.device[k - 1]) {

@@ -11,6 +11,7 @@
 // stream wait for all of it, so CUDA events there time the step. Every call leaves the current
 // device as it found it.
 #include <cuda_runtime_api.h>
+#include <nccl.h>
 
 #include <memory>
 #include <span>
@@ -48,6 +49,10 @@ class DataParallel {
   // its share of the all-reduce, its update) is captured once in a CUDA graph and launched as
   // one, so the host issues 1 call per GPU instead of about 15.
   DataParallel(const Layout& net, int gpus, int batch, GemmFunction gemm, bool graph = false);
+  // A process's part of a step over `ranks` processes, one GPU each (`mpirun`): this process's
+  // GPU 0, averaging over `comm`, a communicator of the `ranks` processes from ncclCommInitRank
+  // (this object destroys it). The same step as above, each process queueing its own GPU's part.
+  DataParallel(const Layout& net, ncclComm_t comm, int ranks, int batch, GemmFunction gemm, bool graph);
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
@@ -65,6 +70,7 @@ class DataParallel {
 
  private:
   struct Replicas;
+  void set_up(const Layout& net, int gpus, int ranks, int batch, GemmFunction gemm, bool graph);
   void run_step(float lr, Loss loss, bool stamped);
   void queue(int gpu, float lr, Loss loss, bool stamped);
   void capture(float lr, Loss loss, bool stamped);

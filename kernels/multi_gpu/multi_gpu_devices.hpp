@@ -65,12 +65,44 @@ struct Stream {
   cudaEvent_t done = nullptr;  // recorded at the end of a step
 };
 
+// An event of one GPU's, for ordering only.
+struct Event {
+  explicit Event(int gpu) : device(gpu) {
+    CurrentDevice on(gpu);
+    GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&handle, cudaEventDisableTiming));
+  }
+  ~Event() {
+    CurrentDevice on(device, true);
+    cudaEventDestroy(handle);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  int device;
+  cudaEvent_t handle = nullptr;
+};
+
 inline void check_gpus(int gpus) {
   const int visible = visible_gpus();
   if (gpus < 1) throw std::invalid_argument("multi-GPU: at least one GPU");
   if (gpus > visible) {
     throw std::invalid_argument("asks for " + std::to_string(gpus) + " GPUs; " + std::to_string(visible) +
                                 " visible here");
+  }
+}
+
+// Every stream waits for what GPU 0's default stream holds now: the steps' streams are
+// non-blocking, so without this a step would start as soon as it is queued, before the event a
+// program records there to time it. (Lesson 10 once timed its one_gpu step so: the step started
+// while the harness held that stream until every launch was queued, and ~100 µs of it went
+// uncounted.) `started`: an event of GPU 0's.
+inline void fork_from_gpu0(const Event& started, const std::vector<std::unique_ptr<Stream>>& streams) {
+  {
+    CurrentDevice on(0);
+    GPULAB_CUDA_CHECK(cudaEventRecord(started.handle, cudaStreamLegacy));
+  }
+  for (const auto& s : streams) {
+    CurrentDevice on(s->device);
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(s->handle, started.handle));
   }
 }
 

@@ -38,6 +38,8 @@ const Nccl& nccl() {
     }
     try {
       bind(library, "ncclCommInitAll", loaded.comm_init_all);
+      bind(library, "ncclGetUniqueId", loaded.get_unique_id);
+      bind(library, "ncclCommInitRank", loaded.comm_init_rank);
       bind(library, "ncclCommDestroy", loaded.comm_destroy);
       bind(library, "ncclAllReduce", loaded.all_reduce);
       bind(library, "ncclGroupStart", loaded.group_start);

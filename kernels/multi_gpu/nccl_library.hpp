@@ -16,6 +16,8 @@ class NcclUnavailable : public std::runtime_error {
 
 struct Nccl {
   decltype(&ncclCommInitAll) comm_init_all;
+  decltype(&ncclGetUniqueId) get_unique_id;  // a process per GPU: rank 0 makes the id, MPI sends it
+  decltype(&ncclCommInitRank) comm_init_rank;
   decltype(&ncclCommDestroy) comm_destroy;
   decltype(&ncclAllReduce) all_reduce;
   decltype(&ncclGroupStart) group_start;

@@ -11,12 +11,15 @@
 
 #include "07_tiny_network/step_check.hpp"
 #include "10_multi_gpu/multi_gpu_runs.hpp"
+#include "10_multi_gpu/process_orders.hpp"
+#include "10_multi_gpu/process_training.hpp"
 #include "common/results.hpp"
 #include "common/targets.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_data.hpp"
 #include "mlp/mlp_library.hpp"
 #include "mlp/mlp_train.hpp"
+#include "multi_process/process_world.hpp"
 
 namespace gpulab {
 
@@ -26,8 +29,12 @@ using mlp::Layout;
 using mlp::StepInstance;
 using namespace multi_gpu_runs;
 
-// 0 in a problem: every visible GPU (at least 1, so the CPU variants run anywhere).
-int visible() { return kGpuBuilt ? std::max(1, visible_gpus()) : 1; }
+// 0 in a problem: a GPU per process under mpirun, else every visible GPU (at least 1, so the CPU
+// variants run anywhere).
+int visible() {
+  if (multi_process::started_by_mpirun()) return multi_process::world().size;
+  return kGpuBuilt ? std::max(1, visible_gpus()) : 1;
+}
 int gpus_of(const Problem& p) {
   const std::int64_t gpus = p.dim("gpus", 0);
   return gpus > 0 ? static_cast<int>(gpus) : visible();
@@ -93,6 +100,83 @@ Backends split_backends(const std::string& name, Split split, mlp::GemmFunction 
             [=](const MultiGpuInstance& in, const RunOptions&) { return gpu_run(in, name, split, gemm, graph); });
       },
       "several GPUs and NCCL");
+}
+
+// A process per GPU (mpirun): rank 0's part, the others' told (process_orders.hpp).
+Backends process_backends(const std::string& name, mlp::GemmFunction gemm, bool graph) {
+  return gpu_only(
+      [=]<typename Target>() {
+        return factory<MultiGpuInstance>(
+            [=](const MultiGpuInstance& in, const RunOptions&) { return process_run(in, name, gemm, graph); });
+      },
+      "several GPUs, NCCL and mpirun");
+}
+
+std::optional<std::string> needs_mpirun(const Problem& p) {
+  if (!multi_process::started_by_mpirun()) {
+    return "a process per GPU: start it with mpirun -np N lesson10_multi_gpu … (Open MPI)";
+  }
+  if (gpus_of(p) != multi_process::world().size) {
+    return fmt::format("asks for {} GPUs; this job has {} process(es), one GPU each", gpus_of(p),
+                       multi_process::world().size);
+  }
+  return std::nullopt;
+}
+
+// --train: on the CPU, a process per share under mpirun (or one process); on the GPUs, a thread
+// per GPU in one process.
+std::string train(const std::string& dataset, const std::string& variant, Backend backend, int epochs) {
+  if (!variant.empty() && variant != "data_parallel") {
+    throw std::invalid_argument("lesson 10 trains with data_parallel (and the same in one process beside it)");
+  }
+  if (backend == Backend::cpu) return cpu_train_report(dataset, epochs);
+  if (multi_process::started_by_mpirun()) {
+    throw std::invalid_argument(
+        "under mpirun, --train runs on the CPU (--backend cpu); on GPUs its table times the process-per-GPU step "
+        "(processes_cublas_graph)");
+  }
+  if (backend != Backend::gpu || !kGpuBuilt) {
+    throw std::invalid_argument(
+        "lesson 10 trains on the CPU (--backend cpu, a process per share under mpirun) or on "
+        "GPUs (--backend gpu)");
+  }
+  return train_report(dataset, variant, backend, epochs);
+}
+
+// Weak scaling, as a learner would compare: N GPUs do N times the work of one, so the step over
+// N GPUs is 100 % efficient when it takes as long as the fastest one-GPU step (any variant, the
+// same network and examples per GPU). Against the data-parallel step on one GPU instead, a slow
+// one-GPU step would flatter the figure.
+std::vector<std::string> scaling_notes(const std::vector<Result>& results) {
+  auto per_gpu = [](const Result& r) {
+    return fmt::format("{}x{}x{}:{}", r.problem.dim("in", 0), r.problem.dim("hidden", 0), r.problem.dim("out", 0),
+                       r.problem.dim("batch", 0));
+  };
+  auto timed = [](const Result& r) { return r.status == Status::passed && r.backend == Backend::gpu && r.kernel; };
+  std::vector<std::string> lines;
+  for (const Result& r : results) {
+    // one_gpu on an N-GPU problem is one GPU doing the whole N × batch: no step over N GPUs.
+    if (!timed(r) || r.problem.dim("gpus", 1) < 2 || r.variant == "one_gpu") continue;
+    const Result* fastest = nullptr;
+    for (const Result& one : results) {
+      if (!timed(one) || one.problem.dim("gpus", 1) != 1 || per_gpu(one) != per_gpu(r)) continue;
+      if (fastest == nullptr || one.kernel->median < fastest->kernel->median) fastest = &one;
+    }
+    const auto gpus = r.problem.dim("gpus", 1);
+    if (fastest == nullptr) {
+      lines.push_back(fmt::format("{} on {} GPUs: add --shape {}:1 to set it against the fastest one-GPU step",
+                                  r.variant, gpus, per_gpu(r)));
+      continue;
+    }
+    lines.push_back(
+        fmt::format("{} on {} GPUs ({} examples each): {:.1f} µs a step against the fastest one-GPU step's {:.1f} µs "
+                    "({}): {:.1f} % "
+                    "efficient ({:.2f}× the examples a second of one GPU)",
+                    r.variant, gpus, r.problem.dim("batch", 0), r.kernel->median * 1e3, fastest->kernel->median * 1e3,
+                    fastest->variant, 100 * fastest->kernel->median / r.kernel->median,
+                    static_cast<double>(gpus) * fastest->kernel->median / r.kernel->median));
+  }
+  return lines;
 }
 
 // ---- the lesson
@@ -190,7 +274,9 @@ Lesson make_lesson() {
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
-  if (kGpuBuilt) l.train = train_report;
+  l.train = train;
+  l.other_processes = other_processes;
+  l.summary_notes = scaling_notes;
   l.timeline = timeline_of;
   const mlp::GemmFunction cublas = mlp::cublas_gemm;
   l.variants = {
@@ -207,10 +293,14 @@ Lesson make_lesson() {
        split_backends("data_parallel_cublas_graph", Split::data, cublas, true)},
       {"model_parallel", "The layers split over the GPUs, activations and deltas copied between them (cuBLAS GEMMs)",
        split_backends("model_parallel", Split::model, cublas, false)},
+      {"processes_cublas_graph",
+       "data_parallel_cublas_graph with a process per GPU, as on a cluster: mpirun -np N, NCCL bootstrapped over MPI",
+       process_backends("processes_cublas_graph", cublas, true)},
   };
   for (Variant& v : l.variants) {
     if (v.name.starts_with("data_parallel") || v.name == "model_parallel")
       v.skips.push_back(unless_applies(needs_gpus));
+    if (v.name.starts_with("processes")) v.skips.push_back(unless_applies(needs_mpirun));
   }
   return l;
 }

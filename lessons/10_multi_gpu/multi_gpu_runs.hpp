@@ -33,6 +33,16 @@ int visible_gpus();
 std::unique_ptr<Run> gpu_run(const MultiGpuInstance& in, const std::string& name, Split split, mlp::GemmFunction gemm,
                              bool graph);
 
+// Rank 0's process-per-GPU run under mpirun: its own GPU's part of the step, every other
+// process told to do its part (process_orders.hpp). Each process its share of in.gpus × batch
+// examples: in.gpus must be the number of processes.
+std::unique_ptr<Run> process_run(const MultiGpuInstance& in, const std::string& name, mlp::GemmFunction gemm,
+                                 bool graph);
+
+// Every process but rank 0 under mpirun: its GPU (the machine's GPU of its local rank) made its
+// only one, then rank 0's orders carried out until it says stop; returns the exit status.
+int follow_rank0();
+
 // --timeline: one step of a data-parallel variant, phase by phase on every GPU (after two
 // recorded steps of warm-up), read from the GPUs' clocks.
 Timeline step_timeline(const MultiGpuInstance& in, const std::string& name, mlp::GemmFunction gemm, bool graph);

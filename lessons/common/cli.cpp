@@ -318,6 +318,11 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
     print_list(lesson);
     return kExitOk;
   }
+  if (lesson.other_processes) {
+    const std::vector<Backend> asked = resolve_backends(o);
+    const bool gpu = std::find(asked.begin(), asked.end(), Backend::gpu) != asked.end();
+    if (const auto status = lesson.other_processes(argc, argv, !o.train.empty(), gpu)) return *status;
+  }
   if (!o.train.empty()) return print_training(lesson, o);
   Selection selection;
   selection.problems = resolve_shapes(lesson, o);
@@ -417,6 +422,9 @@ int run(const Lesson& lesson, const Options& o, int argc, const char* const* arg
   }
   if (selected_problems(lesson, selection).size() > 1) {
     for (const std::string& line : crossover_summary(results)) notes.push_back(line);
+  }
+  if (lesson.summary_notes) {
+    for (const std::string& line : lesson.summary_notes(results)) notes.push_back(line);
   }
   if (o.memory_report) print_memory_report(info, results);
   if (!notes.empty()) fmt::print(info, "\n");

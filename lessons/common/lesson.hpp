@@ -146,6 +146,8 @@ struct Variant {
   bool tensor_cores = false;
 };
 
+struct Result;  // common/results.hpp: one row of the results table
+
 struct Lesson {
   std::string id;         // "01"
   std::string name;       // "vector_add"
@@ -210,6 +212,13 @@ struct Lesson {
   std::vector<std::string> step_variants = {};
   std::string steps_problem;
   std::int64_t steps_max_n = 0;
+  // Optional, lesson 10: started by `mpirun`, every process but rank 0 follows rank 0's runs
+  // here and returns its exit status; rank 0, every process of a --train run and a process not
+  // started by mpirun get nullopt and go on with the command line. `gpu`: the GPU is asked for.
+  std::function<std::optional<int>(int argc, const char* const* argv, bool training, bool gpu)> other_processes = {};
+  // Optional: lines printed after the results table, read from all of it (lesson 10: each
+  // several-GPU step's efficiency against the fastest one-GPU step).
+  std::function<std::vector<std::string>(const std::vector<Result>&)> summary_notes = {};
   std::vector<Variant> variants;
 };
 
