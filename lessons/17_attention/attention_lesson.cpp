@@ -1,0 +1,204 @@
+// Lesson 17, the kernels of attention — this first part: softmax over rows. The workload, its
+// variants, what it counts and how it is checked.
+#include "common/lesson.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "attention/softmax.hpp"
+#include "common/array_runs.hpp"
+#include "common/random.hpp"
+
+namespace gpulab {
+
+namespace {
+
+namespace at = attention;
+
+using RowsLauncher = void (*)(std::span<const float>, std::span<float>, std::size_t rows, std::size_t cols);
+
+// The bound follows the arithmetic: each output is e^(x − m) (expf: 2 ulp, and x − m exact where
+// the term matters) over a float sum of up to `cols` positive terms, whose relative error is at
+// most (terms − 1) · 2^-24 when one thread adds them in a row (the CPU loop and thread_row; the
+// other rungs add far fewer in a row). Outputs under 1e-36 (denormal) pass on the absolute floor.
+Tolerance tolerance_of(const ArrayInstance& in, int /*block*/) {
+  const double cols = in.shape.size() == 2 ? static_cast<double>(in.shape[1]) : 1.0;
+  return {8e-7 + (cols + 4) * 0x1p-24, 1e-36};
+}
+
+ArrayFunction rows_of(RowsLauncher f) {
+  return [f](const Inputs& in, std::span<float> out, const Launch& launch) {
+    f(in[0], out, launch.shape[0], launch.shape[1]);
+  };
+}
+
+RunFactory cpu(const char* name, RowsLauncher f) { return cpu_array_run(name, ArrayCheck(tolerance_of), rows_of(f)); }
+
+// The float64 softmax of every row: a row whose maximum is −inf is NaN throughout, as PyTorch's.
+void fill_softmax(ArrayInstance& in) {
+  const std::size_t rows = in.shape[0], cols = in.shape[1];
+  const auto& x = in.inputs[0];
+  in.expected.assign(rows * cols, 0.0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    double m = -std::numeric_limits<double>::infinity();
+    for (std::size_t c = 0; c < cols; ++c) m = std::max(m, static_cast<double>(x[r * cols + c]));
+    double sum = 0;
+    for (std::size_t c = 0; c < cols; ++c) sum += std::exp(static_cast<double>(x[r * cols + c]) - m);
+    for (std::size_t c = 0; c < cols; ++c) {
+      in.expected[r * cols + c] = std::exp(static_cast<double>(x[r * cols + c]) - m) / sum;
+    }
+  }
+}
+
+std::unique_ptr<ArrayInstance> instance_of(std::vector<float> x, std::size_t rows, std::size_t cols) {
+  auto in = std::make_unique<ArrayInstance>();
+  in->topic = "softmax";
+  in->input_names = {"x"};
+  in->output_name = "y";
+  in->shape = {rows, cols};
+  in->inputs.push_back(std::move(x));
+  fill_softmax(*in);
+  return in;
+}
+
+Problem rectangle(std::int64_t rows, std::int64_t cols) {
+  return {std::max<std::int64_t>(rows * cols, 0), {{"rows", rows}, {"cols", cols}}};
+}
+
+// --n: 1024 rows of n; --shape ROWSxCOLS for any other.
+Problem problem_of(std::int64_t n) { return rectangle(1024, n); }
+
+Problem parse_shape(const std::string& text) {
+  const std::size_t x = text.find('x');
+  std::int64_t rows = 0, cols = 0;
+  const auto parse = [](std::string_view s, std::int64_t& v) {
+    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return error == std::errc() && end == s.data() + s.size() && v >= 0 && v <= (std::int64_t{1} << 30);
+  };
+  if (x == std::string::npos || !parse(std::string_view(text).substr(0, x), rows) ||
+      !parse(std::string_view(text).substr(x + 1), cols) || rows * cols > (std::int64_t{1} << 31)) {
+    throw std::invalid_argument("expected ROWSxCOLS, each 0 to 2^30, at most 2^31 elements");
+  }
+  return rectangle(rows, cols);
+}
+
+std::size_t rows_in(const Problem& p) { return static_cast<std::size_t>(p.dim("rows", 1024)); }
+std::size_t cols_in(const Problem& p) { return static_cast<std::size_t>(p.dim("cols", p.n)); }
+
+// Per element at the least: read x, write y (8 bytes); a subtraction, an exponential, a
+// multiply, a comparison and an add (5 operations, the exponential as one).
+Counts counts_of(const Problem& p) {
+  const double n = static_cast<double>(rows_in(p)) * static_cast<double>(cols_in(p));
+  return {5 * n, 8 * n, 4 * n, 4 * n};
+}
+
+Footprint footprint_of(const Problem& p) {
+  const double n = static_cast<double>(rows_in(p)) * static_cast<double>(cols_in(p));
+  return {24 * n, 8 * n};  // x, y, their pinned copies, the float64 reference
+}
+
+std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
+  const std::size_t rows = rows_in(p), cols = cols_in(p);
+  std::vector<float> x(rows * cols);
+  fill_uniform(x, seed, 0, -8.0f, 8.0f);  // logits as a network's: e^16 between the largest and smallest
+  return instance_of(std::move(x), rows, cols);
+}
+
+// The edges PyTorch's softmax gets right and a careless kernel does not: logits of ±1e4 (e^1e4
+// overflows without the maximum subtracted), a row of −inf (NaN), −inf among finite logits (0),
+// a row of equal logits, one logit far above the rest (one-hot), and random rows. 132 columns:
+// a multiple of 4, so the float4 rung's path is the one tested.
+std::unique_ptr<Instance> edge_instance_of(std::uint64_t seed) {
+  constexpr std::size_t rows = 7, cols = 132;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x(rows * cols);
+  fill_uniform(x, seed, 0, -3.0f, 3.0f);
+  auto row = [&](std::size_t r) { return std::span<float>(x).subspan(r * cols, cols); };
+  for (float& v : row(0)) v *= 1e4f / 3;                       // ±1e4
+  for (float& v : row(1)) v = -inf;                            // NaN throughout
+  for (std::size_t c = 0; c < cols; c += 3) row(2)[c] = -inf;  // zeros among the rest
+  for (float& v : row(3)) v = 1e4f;                            // 1 / cols each
+  for (float& v : row(4)) v = -1e4f;
+  row(4)[77] = 1e4f;                     // one-hot
+  row(5)[0] = 88.0f, row(5)[1] = 89.0f;  // e^89 overflows a float
+  return instance_of(std::move(x), rows, cols);
+}
+
+Lesson make_lesson() {
+  Lesson l;
+  l.id = "17";
+  l.name = "attention";
+  l.title = "Attention's kernels: softmax";
+  l.summary =
+      "Softmax over rows: a thread, a block, a warp a row; the online softmax in one pass; float4; the row in "
+      "registers";
+  l.text_file = "docs/lessons/17-attention.md";
+  l.sources = {"kernels/attention/softmax.cu", "kernels/attention"};
+  l.size_help = "the row length, 1024 rows (--shape ROWSxCOLS for others)";
+  l.default_n = 4096;
+  l.max_n = std::int64_t{1} << 20;
+  l.sweep = {32, 128, 512, 2048, 8192, 32768};
+  // Empty, a row of one, under and over a warp and a block, rows of no multiple of 4 and of one,
+  // longer than the float4 rung's registers hold (32768 floats), many short rows.
+  l.test_problems = {rectangle(0, 5),     rectangle(3, 0),    rectangle(1, 1),     rectangle(5, 1),
+                     rectangle(31, 31),   rectangle(7, 129),  rectangle(33, 2048), rectangle(2, 4097),
+                     rectangle(3, 40000), rectangle(1000, 17)};
+  l.problem = problem_of;
+  l.parse_shape = parse_shape;
+  l.shape_help = "ROWSxCOLS, e.g. 4096x32768";
+  l.counts = counts_of;
+  l.footprint = footprint_of;
+  l.make_instance = make_instance_of;
+  l.edge_instance = edge_instance_of;
+  const ArrayCheck check(tolerance_of);
+  l.variants = {
+      {"cpu_rows",
+       "One CPU thread, a row at a time: the maximum, the sum, the outputs",
+       {{Backend::cpu, cpu("cpu_rows", at::cpu_rows)}}},
+      {"thread_row",
+       "A thread per row, three passes: a warp's loads 32 rows apart",
+       kernel_backends("thread_row", check, rows_of(at::softmax_thread_row)),
+       {},
+       true},
+      {"block_row",
+       "A block per row: coalesced passes, the reductions through shared memory",
+       kernel_backends("block_row", check, rows_of(at::softmax_block_row)),
+       {},
+       true},
+      {"warp_row",
+       "A warp per row: the reductions by shuffles, no barrier",
+       kernel_backends("warp_row", check, rows_of(at::softmax_warp_row)),
+       {},
+       true},
+      {"online",
+       "A block per row, the maximum and the sum in one pass: the row read twice, not three times",
+       kernel_backends("online", check, rows_of(at::softmax_online)),
+       {},
+       true},
+      {"online_float4",
+       "online with float4 accesses: a quarter of the memory instructions, the second read from L2",
+       kernel_backends("online_float4", check, rows_of(at::softmax_online_float4)),
+       {},
+       true},
+      {"row_in_registers",
+       "The row read once into registers (float4), then one exponential an element",
+       kernel_backends("row_in_registers", check, rows_of(at::softmax_registers)),
+       {},
+       true},
+  };
+  return l;
+}
+
+}  // namespace
+
+// Lesson 17: the kernels of a transformer's attention. This part: softmax over rows, from a
+// thread per row to the online softmax read once.
+const Lesson& attention_lesson() {
+  static const Lesson lesson = make_lesson();
+  return lesson;
+}
+
+}  // namespace gpulab
