@@ -64,9 +64,8 @@ std::unique_ptr<ArrayInstance> instance_of(std::vector<float> x, std::size_t row
   return in;
 }
 
-Problem rectangle(std::int64_t rows, std::int64_t cols) {
-  return {std::max<std::int64_t>(rows * cols, 0), {{"rows", rows}, {"cols", cols}}};
-}
+// n, the size the sweeps and plots use, is the row length.
+Problem rectangle(std::int64_t rows, std::int64_t cols) { return {cols, {{"rows", rows}, {"cols", cols}}}; }
 
 // --n: 1024 rows of n; --shape ROWSxCOLS for any other.
 Problem problem_of(std::int64_t n) { return rectangle(1024, n); }
