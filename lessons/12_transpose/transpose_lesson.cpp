@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <stdexcept>
 
 #include "common/array_runs.hpp"
+#include "common/rows_by_cols.hpp"
 #include "transpose/transpose.hpp"
 
 namespace gpulab {
@@ -43,17 +43,9 @@ Problem rectangle(std::int64_t rows, std::int64_t cols) {
 
 // "ROWSxCOLS", e.g. 4096x1000.
 Problem parse_shape(const std::string& text) {
-  const std::size_t x = text.find('x');
-  std::int64_t rows = 0, cols = 0;
-  const auto parse = [](std::string_view s, std::int64_t& v) {
-    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return error == std::errc() && end == s.data() + s.size() && v >= 1 && v <= 65536;
-  };
-  if (x == std::string::npos || !parse(std::string_view(text).substr(0, x), rows) ||
-      !parse(std::string_view(text).substr(x + 1), cols)) {
-    throw std::invalid_argument("expected ROWSxCOLS, each 1 to 65536");
-  }
-  return rectangle(rows, cols);
+  const auto shape = parse_rows_by_cols(text, 1, 65536);
+  if (!shape) throw std::invalid_argument("expected ROWSxCOLS, each 1 to 65536");
+  return rectangle(shape->first, shape->second);
 }
 
 std::size_t rows_of(const Problem& p) { return static_cast<std::size_t>(p.dim("rows", p.n)); }

@@ -3,7 +3,6 @@
 #include "common/lesson.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -11,6 +10,7 @@
 #include "attention/softmax.hpp"
 #include "common/array_runs.hpp"
 #include "common/random.hpp"
+#include "common/rows_by_cols.hpp"
 
 namespace gpulab {
 
@@ -71,17 +71,11 @@ Problem rectangle(std::int64_t rows, std::int64_t cols) { return {cols, {{"rows"
 Problem problem_of(std::int64_t n) { return rectangle(1024, n); }
 
 Problem parse_shape(const std::string& text) {
-  const std::size_t x = text.find('x');
-  std::int64_t rows = 0, cols = 0;
-  const auto parse = [](std::string_view s, std::int64_t& v) {
-    const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return error == std::errc() && end == s.data() + s.size() && v >= 0 && v <= (std::int64_t{1} << 30);
-  };
-  if (x == std::string::npos || !parse(std::string_view(text).substr(0, x), rows) ||
-      !parse(std::string_view(text).substr(x + 1), cols) || rows * cols > (std::int64_t{1} << 31)) {
+  const auto shape = parse_rows_by_cols(text, 0, std::int64_t{1} << 30);
+  if (!shape || shape->first * shape->second > (std::int64_t{1} << 31)) {
     throw std::invalid_argument("expected ROWSxCOLS, each 0 to 2^30, at most 2^31 elements");
   }
-  return rectangle(rows, cols);
+  return rectangle(shape->first, shape->second);
 }
 
 std::size_t rows_in(const Problem& p) { return static_cast<std::size_t>(p.dim("rows", 1024)); }
