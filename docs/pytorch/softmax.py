@@ -7,24 +7,9 @@ with CUDA events after a warm-up (median and min-max), beside a plain copy of th
     python3 docs/pytorch/softmax.py [--shape 4096x32768] [--reps 50] [--json FILE]"""
 import argparse
 import json
-import statistics
-
 import torch
 
-
-def timed(fn, reps, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times), min(times), max(times)
+from tiny_network import time_cuda  # CUDA events around each call, after a warm-up (this folder)
 
 
 def main():
@@ -48,10 +33,11 @@ def main():
     rows_out = []
     print(f"PyTorch {torch.__version__}, {torch.cuda.get_device_name(0)}, {rows} x {cols} FP32")
     for name, fn in ways.items():
-        median, low, high = timed(fn, args.reps)
-        gbps = moved / (median * 1e-3) / 1e9
-        rows_out.append({"way": name, "median_ms": median, "min_ms": low, "max_ms": high, "gbps": gbps})
-        print(f"{name:>9}: {median * 1e3:8.1f} us [{low * 1e3:.1f} - {high * 1e3:.1f}]  {gbps:7.1f} GB/s")
+        t = time_cuda(fn, args.reps, warmup=5)
+        gbps = moved / (t["median_ms"] * 1e-3) / 1e9
+        rows_out.append({"way": name, **t, "gbps": gbps})
+        print(f"{name:>9}: {t['median_ms'] * 1e3:8.1f} us [{t['min_ms'] * 1e3:.1f} - {t['max_ms'] * 1e3:.1f}]  "
+              f"{gbps:7.1f} GB/s")
     reference = torch.softmax(x.double(), dim=-1)
     print(f"eager's largest relative error against float64: "
           f"{((torch.softmax(x, dim=-1).double() - reference).abs() / reference).max().item():.2e}")

@@ -46,9 +46,7 @@ const Mpi& mpi() {
       bind(library, "MPI_Abort", loaded.abort);
       find(library, "ompi_mpi_comm_world", loaded.world);
       find(library, "ompi_mpi_byte", loaded.byte_type);
-      find(library, "ompi_mpi_int", loaded.int_type);
       find(library, "ompi_mpi_float", loaded.float_type);
-      find(library, "ompi_mpi_double", loaded.double_type);
       find(library, "ompi_mpi_uint64_t", loaded.uint64_type);
       find(library, "ompi_mpi_op_sum", loaded.sum);
       find(library, "ompi_mpi_op_max", loaded.max);

@@ -28,7 +28,7 @@ struct Mpi {
   int (*allreduce)(const void* send, void* receive, int count, Handle type, Handle op, Handle comm);
   int (*barrier)(Handle comm);
   int (*abort)(Handle comm, int code);
-  Handle world, byte_type, int_type, float_type, double_type, uint64_type, sum, max;
+  Handle world, byte_type, float_type, uint64_type, sum, max;
 };
 
 // The loaded library; throws MpiUnavailable with dlopen's reason when it cannot be loaded.
