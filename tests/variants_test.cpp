@@ -145,8 +145,12 @@ TEST_CASE("every variant matches its CPU reference at awkward sizes and block si
   check_variant(GENERATE(from_range(cases("07", "09"))));
 }
 
-TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lessons 10 to 17", "[variants]") {
-  check_variant(GENERATE(from_range(cases("10", "99"))));
+TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lessons 10 to 16", "[variants]") {
+  check_variant(GENERATE(from_range(cases("10", "16"))));
+}
+
+TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lessons 17 to 19", "[variants]") {
+  check_variant(GENERATE(from_range(cases("17", "99"))));
 }
 
 // The debugging lesson's kernels with a planted bug: the tests must catch each one, at some
@@ -189,8 +193,9 @@ TEST_CASE("every variant gets the edges of the arithmetic right (±0, huge, infi
   std::vector<Case> edge_cases;
   std::set<std::pair<std::string, std::string>> taken;  // a case per variant (its first problem's)
   for (const Case& c : cases()) {
-    // (The learner's kernel meets the edges in its grader.)
-    if (find_lesson(c.lesson)->edge_instance && !variant_of(c).exercise && taken.insert({c.lesson, c.variant}).second)
+    // (The learner's kernel meets the edges in its grader; a planted bug is tested above.)
+    if (find_lesson(c.lesson)->edge_instance && !variant_of(c).exercise && !variant_of(c).deliberately_wrong &&
+        taken.insert({c.lesson, c.variant}).second)
       edge_cases.push_back(c);
   }
   if (edge_cases.empty()) return;  // no lesson has edge inputs

@@ -26,3 +26,5 @@ shot run-lesson05 --lesson 05 --run --n 256 --backend cpu --backend emulated
 shot run-lesson06 --lesson 06 --run --n 32 --backend cpu --backend emulated
 shot device --lesson 04 --view device
 shot run-lesson17 --lesson 17 --run --n 2048 --backend cpu --backend emulated
+shot run-lesson19 --lesson 19 --run --backend cpu --backend emulated
+shot memory-lesson19 --lesson 19 --view memory

@@ -156,6 +156,13 @@ void AppWindow::draw_memory() {
     }
     ImGui::EndTable();
   }
+  // Each variant's whole traffic, its kernels' sectors added: what fusing kernels saves (lesson
+  // 19's naive rung against its fused ones) in one line.
+  std::string totals = "Global memory traffic of each variant (its kernels' 32-byte sectors, loads and stores):";
+  for (const Result* r : counted) {
+    totals += fmt::format("{} {} {:.3g} MB", r == counted.front() ? "" : " ·", r->variant, sector_bytes(*r) / 1e6);
+  }
+  ImGui::TextWrapped("%s", totals.c_str());
 
   draw_kernel_facts(counted);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "06_conv/conv_check.hpp"
 #include "common/random.hpp"
@@ -276,6 +277,93 @@ std::vector<Reference> make_references() {
                                     bound = 2 * kUnit * (std::abs(w[i]) + std::abs(0.05 * g[i])) + kTiny;
                                   })}};
                  }});
+
+  // y = the softmax of each row of x (rows × cols): e^(x − m) / Σ e^(x − m), m the row's maximum.
+  // Inputs uniform in [−8, 8], or ±10⁴ for "values": "large" (e^x overflows a float without m).
+  // Each output is off by its exponential's rounding (a few units) and the sum's, up to cols·u of
+  // it in any order (lesson 17's bound, doubled).
+  Reference softmax_ref;
+  softmax_ref.name = "softmax_rows";
+  softmax_ref.inputs = [](const Case& c, std::uint64_t seed, CaseData& d) {
+    const float spread = c.inputs == "large" ? 1e4f : 8.0f;
+    d.arrays["x"] =
+        uniform(static_cast<std::size_t>(c.sizes.at("rows") * c.sizes.at("cols")), seed, 0, -spread, spread);
+  };
+  softmax_ref.compute = [](const CaseData& d) {
+    const std::int64_t rows = size(d, "rows"), cols = size(d, "cols");
+    const auto& x = array(d, "x");
+    Expected e;
+    e.value.resize(x.size());
+    e.bound.resize(x.size());
+    const double rel = 16 * kUnit + 2 * static_cast<double>(cols + 4) * kUnit;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const double* row = x.data() + r * cols;
+      const double m = *std::max_element(row, row + cols);
+      double sum = 0;
+      for (std::int64_t c = 0; c < cols; ++c) sum += std::exp(row[c] - m);
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const std::size_t i = static_cast<std::size_t>(r * cols + c);
+        e.value[i] = std::exp(row[c] - m) / sum;
+        e.bound[i] = rel * e.value[i] + 1e-37;
+      }
+    }
+    return Values{{"y", e}};
+  };
+  all.push_back(softmax_ref);
+
+  // o = softmax(q kᵀ / √d) v for one head (seq × d each), causal or not. Inputs uniform in
+  // [−1, 1]; "large" multiplies q by 100 (scores of about ±100: e^s overflows a float without the
+  // maximum subtracted). A score's float sum of d products is off by up to d·u of Σ|q k|, which
+  // moves a weight by that factor (δ); each output is off by up to 2δ and the sums' own rounding
+  // (seq + d terms) times Σ p|v| (lesson 19's bound, doubled).
+  Reference attention_ref;
+  attention_ref.name = "attention_head";
+  attention_ref.inputs = [](const Case& c, std::uint64_t seed, CaseData& d) {
+    const auto count = static_cast<std::size_t>(c.sizes.at("seq") * c.sizes.at("d"));
+    const char* names[3] = {"q", "k", "v"};
+    for (std::uint64_t t = 0; t < 3; ++t) d.arrays[names[t]] = uniform(count, seed, t + 1, -1.0f, 1.0f);
+    if (c.inputs == "large") {
+      for (double& x : d.arrays["q"]) x = static_cast<double>(static_cast<float>(x * 100));
+    }
+  };
+  attention_ref.compute = [](const CaseData& data) {
+    const std::int64_t seq = size(data, "seq"), d = size(data, "d");
+    const bool causal = size(data, "causal") != 0;
+    const auto &q = array(data, "q"), &k = array(data, "k"), &v = array(data, "v");
+    const double scale = 1 / std::sqrt(static_cast<double>(d));
+    Expected e;
+    e.value.assign(static_cast<std::size_t>(seq * d), 0.0);
+    e.bound.assign(e.value.size(), 0.0);
+    std::vector<double> p(static_cast<std::size_t>(seq));
+    for (std::int64_t i = 0; i < seq; ++i) {
+      const std::int64_t keys = causal ? i + 1 : seq;
+      double m = -std::numeric_limits<double>::infinity(), delta = 0;
+      for (std::int64_t j = 0; j < keys; ++j) {
+        double dot = 0, magnitude = 0;
+        for (std::int64_t c = 0; c < d; ++c) {
+          dot += q[i * d + c] * k[j * d + c];
+          magnitude += std::abs(q[i * d + c] * k[j * d + c]);
+        }
+        p[j] = dot * scale;
+        m = std::max(m, p[j]);
+        delta = std::max(delta, static_cast<double>(d + 8) * kUnit * (1 + magnitude * scale));
+      }
+      double sum = 0;
+      for (std::int64_t j = 0; j < keys; ++j) sum += p[j] = std::exp(p[j] - m);
+      const double rounding = 2 * (2 * delta + static_cast<double>(seq + d + 8) * kUnit);
+      for (std::int64_t c = 0; c < d; ++c) {
+        double value = 0, weighted = 0;
+        for (std::int64_t j = 0; j < keys; ++j) {
+          value += p[j] / sum * v[j * d + c];
+          weighted += p[j] / sum * std::abs(v[j * d + c]);
+        }
+        e.value[i * d + c] = value;
+        e.bound[i * d + c] = rounding * weighted + kTiny;
+      }
+    }
+    return Values{{"o", e}};
+  };
+  all.push_back(attention_ref);
 
   // c = a + b with a, b and the sum rounded to FP16 (3 roundings of 2⁻¹¹)
   all.push_back({"half_storage_add", {}, [](const CaseData& d) {

@@ -54,6 +54,10 @@ std::string dims_text(const Problem& p) {
     return fmt::format("{}x{}x{}x{}→{} {}x{} p{} s{}", d["N"], d["C"], d["H"], d["W"], d["K"], d["R"], d["S"], d["pad"],
                        d["stride"]);
   }
+  // Lesson 19's attention: "4x16x4096x128:causal" (batch × heads × seq × head_dim, as --shape takes it).
+  if (d.size() == 5 && d.count("heads") && d.count("head_dim") && d.count("causal")) {
+    return fmt::format("{}x{}x{}x{}{}", d["batch"], d["heads"], d["seq"], d["head_dim"], d["causal"] ? ":causal" : "");
+  }
   // Lesson 08's arrays in chunks over streams: "16777216 in 16 chunks / 4 streams".
   if (d.size() == 2 && d.count("chunks") && d.count("streams")) {
     return fmt::format("{} in {} chunks / {} streams", p.n, d["chunks"], d["streams"]);

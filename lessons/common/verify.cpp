@@ -35,8 +35,12 @@ std::string bound_detail(double got, double expected, double bound) {
   return fmt::format("error {:.3g} > bound {:.3g}", std::abs(got - expected), bound);
 }
 
-CheckResult compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
-                    const std::string& what, std::size_t report) {
+namespace {
+
+// Element i within tolerance_at(i) (a Tolerance).
+template <typename ToleranceAt>
+CheckResult compare_each(std::span<const float> got, std::span<const double> expected, ToleranceAt tolerance_at,
+                         const std::string& what, std::size_t report) {
   CheckResult r;
   const std::size_t count = expected.size();
   r.checked = count;
@@ -54,7 +58,7 @@ CheckResult compare(std::span<const float> got, std::span<const double> expected
   for (std::ptrdiff_t k = 0; k < n; ++k) {
     const auto i = static_cast<std::size_t>(k);
     const double g = got[i], e = expected[i];
-    if (!element_ok(g, e, tolerance)) ++bad;
+    if (!element_ok(g, e, tolerance_at(i))) ++bad;
     if (std::isfinite(e)) {
       if (std::isnan(g)) nan_slipped = true;
       diff2 += (g - e) * (g - e);
@@ -68,9 +72,10 @@ CheckResult compare(std::span<const float> got, std::span<const double> expected
   if (r.passed) return r;
 
   for (std::size_t i = 0; i < count && r.first.size() < report; ++i) {
-    if (!element_ok(got[i], expected[i], tolerance)) r.first.push_back({i, expected[i], got[i]});
+    if (!element_ok(got[i], expected[i], tolerance_at(i))) r.first.push_back({i, expected[i], got[i]});
   }
   const Mismatch& m = r.first.front();
+  const Tolerance tolerance = tolerance_at(m.index);
   const double rel = std::abs(m.got - m.expected) / std::max(std::abs(m.expected), tolerance.abs);
   std::string detail = is_poison(static_cast<float>(m.got))
                            ? "never written: is every element covered by a thread?"
@@ -78,6 +83,21 @@ CheckResult compare(std::span<const float> got, std::span<const double> expected
   r.message = fmt::format("{}: {} of {} elements differ; first at {}: expected {:.9g}, got {:.9g} ({})", what, bad,
                           count, m.index, m.expected, m.got, detail);
   return r;
+}
+
+}  // namespace
+
+CheckResult compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
+                    const std::string& what, std::size_t report) {
+  return compare_each(
+      got, expected, [tolerance](std::size_t) { return tolerance; }, what, report);
+}
+
+CheckResult compare_rows(std::span<const float> got, std::span<const double> expected,
+                         std::span<const Tolerance> row_tolerance, std::size_t cols, const std::string& what,
+                         std::size_t report) {
+  return compare_each(
+      got, expected, [&](std::size_t i) { return row_tolerance[i / cols]; }, what, report);
 }
 
 }  // namespace gpulab

@@ -47,5 +47,10 @@ std::string bound_detail(double got, double expected, double bound);
 // `what` names the run in the message: "vector_add blocks (gpu)".
 CheckResult compare(std::span<const float> got, std::span<const double> expected, Tolerance tolerance,
                     const std::string& what, std::size_t report = 5);
+// The same with a tolerance a row (elements cols at a time): where the rounding depends on each
+// row's data (layer norm's on the row's mean against its spread).
+CheckResult compare_rows(std::span<const float> got, std::span<const double> expected,
+                         std::span<const Tolerance> row_tolerance, std::size_t cols, const std::string& what,
+                         std::size_t report = 5);
 
 }  // namespace gpulab

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/softmax.hpp"
+#include "transformer/softmax.hpp"
 
-namespace gpulab::attention {
+namespace gpulab::transformer {
 
-void cpu_rows(std::span<const float> x, std::span<float> y, std::size_t rows, std::size_t cols) {
+void softmax_cpu_rows(std::span<const float> x, std::span<float> y, std::size_t rows, std::size_t cols) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* in = x.data() + r * cols;
     float* out = y.data() + r * cols;
@@ -19,4 +19,4 @@ void cpu_rows(std::span<const float> x, std::span<float> y, std::size_t rows, st
   }
 }
 
-}  // namespace gpulab::attention
+}  // namespace gpulab::transformer

@@ -1,22 +1,21 @@
-// Lesson 17, the kernels of attention — this first part: softmax over rows. The workload, its
+// Lesson 17, the first of a transformer's kernels: softmax over rows. The workload, its
 // variants, what it counts and how it is checked.
 #include "common/lesson.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 
-#include "attention/softmax.hpp"
 #include "common/array_runs.hpp"
 #include "common/random.hpp"
-#include "common/rows_by_cols.hpp"
+#include "common/row_problems.hpp"
+#include "transformer/softmax.hpp"
 
 namespace gpulab {
 
 namespace {
 
-namespace at = attention;
+namespace at = transformer;
 
 using RowsLauncher = void (*)(std::span<const float>, std::span<float>, std::size_t rows, std::size_t cols);
 
@@ -64,32 +63,15 @@ std::unique_ptr<ArrayInstance> instance_of(std::vector<float> x, std::size_t row
   return in;
 }
 
-// n, the size the sweeps and plots use, is the row length.
-Problem rectangle(std::int64_t rows, std::int64_t cols) { return {cols, {{"rows", rows}, {"cols", cols}}}; }
-
-// --n: 1024 rows of n; --shape ROWSxCOLS for any other.
-Problem problem_of(std::int64_t n) { return rectangle(1024, n); }
-
-Problem parse_shape(const std::string& text) {
-  const auto shape = parse_rows_by_cols(text, 0, std::int64_t{1} << 30);
-  if (!shape || shape->first * shape->second > (std::int64_t{1} << 31)) {
-    throw std::invalid_argument("expected ROWSxCOLS, each 0 to 2^30, at most 2^31 elements");
-  }
-  return rectangle(shape->first, shape->second);
-}
-
-std::size_t rows_in(const Problem& p) { return static_cast<std::size_t>(p.dim("rows", 1024)); }
-std::size_t cols_in(const Problem& p) { return static_cast<std::size_t>(p.dim("cols", p.n)); }
-
 // Per element at the least: read x, write y (8 bytes); a subtraction, an exponential, a
 // multiply, a comparison and an add (5 operations, the exponential as one).
 Counts counts_of(const Problem& p) {
-  const double n = static_cast<double>(rows_in(p)) * static_cast<double>(cols_in(p));
+  const double n = elements_in(p);
   return {5 * n, 8 * n, 4 * n, 4 * n};
 }
 
 Footprint footprint_of(const Problem& p) {
-  const double n = static_cast<double>(rows_in(p)) * static_cast<double>(cols_in(p));
+  const double n = elements_in(p);
   return {24 * n, 8 * n};  // x, y, their pinned copies, the float64 reference
 }
 
@@ -123,24 +105,22 @@ std::unique_ptr<Instance> edge_instance_of(std::uint64_t seed) {
 Lesson make_lesson() {
   Lesson l;
   l.id = "17";
-  l.name = "attention";
-  l.title = "Attention's kernels: softmax";
+  l.name = "softmax";
+  l.title = "Softmax over rows";
   l.summary =
       "Softmax over rows: a thread, a block, a warp a row; the online softmax in one pass; float4; the row in "
       "registers";
-  l.text_file = "docs/lessons/17-attention.md";
-  l.sources = {"kernels/attention/softmax.cu", "kernels/attention"};
-  l.size_help = "the row length, 1024 rows (--shape ROWSxCOLS for others)";
+  l.text_file = "docs/lessons/17-softmax.md";
+  l.sources = {"kernels/transformer/softmax.cu", "kernels/transformer"};
   l.default_n = 4096;
   l.max_n = std::int64_t{1} << 20;
   l.sweep = {32, 128, 512, 2048, 8192, 32768};
   // Empty, a row of one, under and over a warp and a block, rows of no multiple of 4 and of one,
   // longer than the float4 rung's registers hold (32768 floats), many short rows.
-  l.test_problems = {rectangle(0, 5),     rectangle(3, 0),    rectangle(1, 1),     rectangle(5, 1),
-                     rectangle(31, 31),   rectangle(7, 129),  rectangle(33, 2048), rectangle(2, 4097),
-                     rectangle(3, 40000), rectangle(1000, 17)};
-  l.problem = problem_of;
-  l.parse_shape = parse_shape;
+  l.test_problems = {rows_problem(0, 5),     rows_problem(3, 0),    rows_problem(1, 1),     rows_problem(5, 1),
+                     rows_problem(31, 31),   rows_problem(7, 129),  rows_problem(33, 2048), rows_problem(2, 4097),
+                     rows_problem(3, 40000), rows_problem(1000, 17)};
+  use_row_problems(l);
   l.shape_help = "ROWSxCOLS, e.g. 4096x32768";
   l.counts = counts_of;
   l.footprint = footprint_of;
@@ -150,7 +130,7 @@ Lesson make_lesson() {
   l.variants = {
       {"cpu_rows",
        "One CPU thread, a row at a time: the maximum, the sum, the outputs",
-       {{Backend::cpu, cpu("cpu_rows", at::cpu_rows)}}},
+       {{Backend::cpu, cpu("cpu_rows", at::softmax_cpu_rows)}}},
       {"thread_row",
        "A thread per row, three passes: a warp's loads 32 rows apart",
        kernel_backends("thread_row", check, rows_of(at::softmax_thread_row)),
@@ -187,9 +167,8 @@ Lesson make_lesson() {
 
 }  // namespace
 
-// Lesson 17: the kernels of a transformer's attention. This part: softmax over rows, from a
-// thread per row to the online softmax read once.
-const Lesson& attention_lesson() {
+// Lesson 17, softmax over rows: from a thread per row to the online softmax read once.
+const Lesson& softmax_lesson() {
   static const Lesson lesson = make_lesson();
   return lesson;
 }

@@ -5,15 +5,15 @@
 #include <cstddef>
 #include <span>
 
-namespace gpulab::attention {
+namespace gpulab::transformer {
 
 // One CPU thread, a row at a time: its maximum, the sum of e^(x − m), then each output.
-void cpu_rows(std::span<const float> x, std::span<float> y, std::size_t rows, std::size_t cols);
+void softmax_cpu_rows(std::span<const float> x, std::span<float> y, std::size_t rows, std::size_t cols);
 
-}  // namespace gpulab::attention
+}  // namespace gpulab::transformer
 
 // The GPU launchers: spans of device memory, queued on the device the thread chose (common/backend.hpp).
-namespace gpulab::attention {
+namespace gpulab::transformer {
 
 // A thread per row, three passes over its row: each warp's 32 threads read 32 rows apart.
 void softmax_thread_row(std::span<const float> x, std::span<float> y, std::size_t rows, std::size_t cols);
@@ -32,4 +32,4 @@ void softmax_online_float4(std::span<const float> x, std::span<float> y, std::si
 // go to softmax_online_float4.
 void softmax_registers(std::span<const float> x, std::span<float> y, std::size_t rows, std::size_t cols);
 
-}  // namespace gpulab::attention
+}  // namespace gpulab::transformer

@@ -8,16 +8,17 @@
 //   softmax_online_float4  the same with float4 accesses, the second read from L2
 //   softmax_registers    the row read once into registers: one exponential an element
 //
-// Run them: lesson17_attention --shape 4096x32768 --backend gpu
+// Run them: lesson17_softmax --shape 4096x32768 --backend gpu
 // Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "attention/softmax.hpp"
 #include "common/launch.cuh"
+#include "transformer/row_reductions.cuh"
+#include "transformer/softmax.hpp"
 
-namespace gpulab::attention {
+namespace gpulab::transformer {
 
 namespace {
 
@@ -53,39 +54,12 @@ __device__ inline void online_combine(float& m, float& s, float m2, float s2) {
 }
 // [/snippet]
 
-// A warp's maximum and sum by shuffles: after 5 exchanges every lane holds the warp's.
-__device__ inline float warp_max(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  return v;
-}
-__device__ inline float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
+// A warp's online pair: each lane's (m, s) combined with its partner's, 5 rounds of shuffles.
 __device__ inline void warp_online(float& m, float& s) {
   for (int offset = 16; offset > 0; offset /= 2) {
     const float m2 = __shfl_xor_sync(0xffffffffu, m, offset), s2 = __shfl_xor_sync(0xffffffffu, s, offset);
     online_combine(m, s, m2, s2);
   }
-}
-
-// A block's maximum (or sum) in shared memory: each warp reduces by shuffles, then warp 0
-// reduces the warps' results; every thread gets the block's.
-template <bool Max>
-__device__ float block_reduce(float v, float* partial) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  v = Max ? warp_max(v) : warp_sum(v);
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    float w = lane < warps ? partial[lane] : (Max ? -INFINITY : 0.0f);
-    w = Max ? warp_max(w) : warp_sum(w);
-    if (lane == 0) partial[32] = w;
-  }
-  __syncthreads();
-  const float result = partial[32];
-  __syncthreads();  // partial is used again by the next reduction
-  return result;
 }
 
 // The block's online pair: each warp's by shuffles, then warp 0 combines the warps'.
@@ -310,4 +284,4 @@ void softmax_registers(std::span<const float> x, std::span<float> y, std::size_t
   check_launch("softmax_registers_kernel", grid, block);
 }
 
-}  // namespace gpulab::attention
+}  // namespace gpulab::transformer

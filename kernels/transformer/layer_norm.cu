@@ -1,0 +1,220 @@
+// Layer norm over the rows of a matrix on the GPU (layer_norm.hpp): a ladder where each rung
+// changes how the mean and variance are found and how often the row is read.
+//
+//   layer_norm_two_pass        a block per row, three reads: the mean, the variance, the outputs
+//   layer_norm_sum_of_squares  Σx and Σx² in one pass — fast, and wrong at a large mean (on purpose)
+//   layer_norm_welford_warp    a warp per row, one pass for both by Welford's update
+//   layer_norm_registers       the row read once into registers, the two passes over them
+//
+// Run them: lesson18_layer_norm --shape 4096x8192 --backend gpu
+// Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "common/launch.cuh"
+#include "transformer/layer_norm.hpp"
+#include "transformer/row_reductions.cuh"
+
+namespace gpulab::transformer {
+
+namespace {
+
+constexpr int kBlock = 256;        // threads a row, for the block-per-row rungs
+constexpr int kWarpsPerBlock = 8;  // layer_norm_welford_warp: 8 rows a block
+constexpr int kHeld = 8;           // layer_norm_registers: float4s a thread holds (cols ≤ 32768)
+
+}  // namespace
+
+// ---------------------------------------------------------------- device functions
+
+// [snippet:welford]
+// Welford's update (1962): a running count, mean and M2 = Σ(x − mean)², each new x moving the
+// mean by its share of the difference. No term grows like x², so nothing cancels. Two partial
+// results combine by Chan's formula, so lanes can each take part of a row and meet by shuffles.
+struct Moments {
+  float count = 0, mean = 0, m2 = 0;
+};
+
+__device__ inline void welford_add(Moments& a, float x) {
+  a.count += 1.0f;
+  const float d = x - a.mean;
+  a.mean += d / a.count;
+  a.m2 += d * (x - a.mean);
+}
+
+__device__ inline void welford_combine(Moments& a, const Moments& b) {
+  const float count = a.count + b.count;
+  if (count == 0.0f) return;
+  const float d = b.mean - a.mean, share = b.count / count;
+  a.mean += d * share;
+  a.m2 += b.m2 + d * d * a.count * share;
+  a.count = count;
+}
+// [/snippet]
+
+__device__ inline float normalized(float x, float mean, float scale, float gamma, float beta) {
+  return (x - mean) * scale * gamma + beta;
+}
+
+// ---------------------------------------------------------------- kernels
+
+// [snippet:layer_norm_two_pass]
+// A block per row, as softmax's block_row: the mean (a block sum), the variance around it (a
+// second sum, of (x − μ)², which cannot cancel), then the outputs — the row read three times.
+__global__ void layer_norm_two_pass_kernel(const float* x, const float* gamma, const float* beta, float* y,
+                                           std::size_t cols) {
+  __shared__ float partial[33];
+  const float* in = x + std::size_t{blockIdx.x} * cols;
+  float* out = y + std::size_t{blockIdx.x} * cols;
+  float s = 0.0f;
+  for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) s += in[c];
+  const float mean = block_sum(s, partial) / static_cast<float>(cols);
+  float q = 0.0f;
+  for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) q += (in[c] - mean) * (in[c] - mean);
+  const float scale = rsqrtf(block_sum(q, partial) / static_cast<float>(cols) + kLayerNormEpsilon);
+  for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) {
+    out[c] = normalized(in[c], mean, scale, gamma[c], beta[c]);
+  }
+}
+// [/snippet]
+
+// [snippet:layer_norm_sum_of_squares]
+// The textbook shortcut: Σx and Σx² in one pass, σ² = Σx²/n − μ². With a mean of 100 and a
+// spread of 1, Σx²/n ≈ 10^4 holds the variance in its last few bits: a float's rounding of 10^4
+// (about 0.001) is already a part in a thousand of it, and σ² can even come out negative (NaN).
+__global__ void layer_norm_sum_of_squares_kernel(const float* x, const float* gamma, const float* beta, float* y,
+                                                 std::size_t cols) {
+  __shared__ float partial[33];
+  const float* in = x + std::size_t{blockIdx.x} * cols;
+  float* out = y + std::size_t{blockIdx.x} * cols;
+  float s = 0.0f, q = 0.0f;
+  for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) s += in[c], q += in[c] * in[c];
+  const float mean = block_sum(s, partial) / static_cast<float>(cols);
+  const float variance = block_sum(q, partial) / static_cast<float>(cols) - mean * mean;
+  const float scale = rsqrtf(variance + kLayerNormEpsilon);
+  for (std::size_t c = threadIdx.x; c < cols; c += blockDim.x) {
+    out[c] = normalized(in[c], mean, scale, gamma[c], beta[c]);
+  }
+}
+// [/snippet]
+
+// [snippet:layer_norm_welford_warp]
+// What it adds: a warp per row, 8 rows a block; each lane keeps Welford's moments of its share,
+// the lanes' moments meet by 5 rounds of shuffles (Chan's combination): one read for both
+// statistics, the second for the outputs, no shared memory, no barrier.
+__global__ void layer_norm_welford_warp_kernel(const float* x, const float* gamma, const float* beta, float* y,
+                                               std::size_t rows, std::size_t cols) {
+  const std::size_t r = std::size_t{blockIdx.x} * kWarpsPerBlock + threadIdx.x / 32;
+  if (r >= rows) return;  // the whole warp leaves together: the shuffles below see all 32 lanes
+  const unsigned lane = threadIdx.x % 32;
+  const float* in = x + r * cols;
+  Moments m;
+  for (std::size_t c = lane; c < cols; c += 32) welford_add(m, in[c]);
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const Moments other{__shfl_xor_sync(0xffffffffu, m.count, offset), __shfl_xor_sync(0xffffffffu, m.mean, offset),
+                        __shfl_xor_sync(0xffffffffu, m.m2, offset)};
+    welford_combine(m, other);
+  }
+  const float scale = rsqrtf(m.m2 / static_cast<float>(cols) + kLayerNormEpsilon);
+  for (std::size_t c = lane; c < cols; c += 32) y[r * cols + c] = normalized(in[c], m.mean, scale, gamma[c], beta[c]);
+}
+// [/snippet]
+
+// [snippet:layer_norm_registers]
+// What it adds: the row read once, into registers (kHeld float4s a thread, as softmax's
+// row_in_registers), so the exact two passes — the mean, then Σ(x − μ)² — cost no memory
+// traffic: x read once, y written once, γ and β from L2. Unrolled loops keep `held` in registers.
+__global__ void __launch_bounds__(1024)
+    layer_norm_registers_kernel(const float* x, const float* gamma, const float* beta, float* y, std::size_t cols) {
+  __shared__ float partial[33];
+  const std::size_t quads = cols / 4, stride = blockDim.x;
+  const auto* in = reinterpret_cast<const float4*>(x + std::size_t{blockIdx.x} * cols);
+  auto* out = reinterpret_cast<float4*>(y + std::size_t{blockIdx.x} * cols);
+  float4 held[kHeld];
+  float s = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kHeld; ++k) {
+    const std::size_t q = threadIdx.x + k * stride;
+    held[k] = q < quads ? in[q] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    s += (held[k].x + held[k].y) + (held[k].z + held[k].w);
+  }
+  const float mean = block_sum(s, partial) / static_cast<float>(cols);
+  float v = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kHeld; ++k) {
+    const float4 d = make_float4(held[k].x - mean, held[k].y - mean, held[k].z - mean, held[k].w - mean);
+    if (threadIdx.x + k * stride < quads) v += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+  }
+  const float scale = rsqrtf(block_sum(v, partial) / static_cast<float>(cols) + kLayerNormEpsilon);
+  const auto* g = reinterpret_cast<const float4*>(gamma);
+  const auto* b = reinterpret_cast<const float4*>(beta);
+#pragma unroll
+  for (int k = 0; k < kHeld; ++k) {
+    const std::size_t q = threadIdx.x + k * stride;
+    if (q < quads) {
+      const float4 h = held[k], gq = g[q], bq = b[q];
+      out[q] = make_float4(normalized(h.x, mean, scale, gq.x, bq.x), normalized(h.y, mean, scale, gq.y, bq.y),
+                           normalized(h.z, mean, scale, gq.z, bq.z), normalized(h.w, mean, scale, gq.w, bq.w));
+    }
+  }
+}
+// [/snippet]
+
+// ---------------------------------------------------------------- launchers
+
+namespace {
+
+void check_sizes(const LayerNormInputs& in, std::span<float> y, std::size_t rows, std::size_t cols) {
+  if (in.x.size() != rows * cols || y.size() != rows * cols) {
+    throw std::invalid_argument("layer_norm: x and y must hold rows x cols = " + std::to_string(rows * cols) +
+                                " elements");
+  }
+  if (in.gamma.size() != cols || in.beta.size() != cols) {
+    throw std::invalid_argument("layer_norm: gamma and beta must hold cols = " + std::to_string(cols) + " elements");
+  }
+  if (rows > 2147483647u) throw std::invalid_argument("layer_norm: at most 2^31 - 1 rows (a block a row)");
+}
+
+using BlockRowKernel = void (*)(const float*, const float*, const float*, float*, std::size_t);
+
+void block_per_row(BlockRowKernel kernel, const char* name, const LayerNormInputs& in, std::span<float> y,
+                   std::size_t rows, std::size_t cols, unsigned threads) {
+  check_sizes(in, y, rows, cols);
+  if (y.empty()) return;
+  const dim3 grid(static_cast<unsigned>(rows)), block(threads);
+  kernel<<<grid, block>>>(in.x.data(), in.gamma.data(), in.beta.data(), y.data(), cols);
+  check_launch(name, grid, block);
+}
+
+}  // namespace
+
+void layer_norm_two_pass(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
+  block_per_row(layer_norm_two_pass_kernel, "layer_norm_two_pass_kernel", in, y, rows, cols, kBlock);
+}
+
+void layer_norm_sum_of_squares(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
+  block_per_row(layer_norm_sum_of_squares_kernel, "layer_norm_sum_of_squares_kernel", in, y, rows, cols, kBlock);
+}
+
+void layer_norm_welford_warp(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
+  check_sizes(in, y, rows, cols);
+  if (y.empty()) return;
+  const dim3 grid(blocks_for(rows, kWarpsPerBlock)), block(32 * kWarpsPerBlock);
+  layer_norm_welford_warp_kernel<<<grid, block>>>(in.x.data(), in.gamma.data(), in.beta.data(), y.data(), rows, cols);
+  check_launch("layer_norm_welford_warp_kernel", grid, block);
+}
+
+void layer_norm_registers(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
+  const std::size_t quads = cols / 4;
+  if (cols % 4 != 0 || quads > std::size_t{1024} * kHeld) {  // no float4 rows, or longer than registers hold
+    layer_norm_welford_warp(in, y, rows, cols);
+    return;
+  }
+  // The fewest threads (at least a warp, at most 1024) that hold the row in kHeld float4s each.
+  unsigned threads = 32;
+  while (quads > std::size_t{threads} * kHeld) threads *= 2;
+  block_per_row(layer_norm_registers_kernel, "layer_norm_registers_kernel", in, y, rows, cols, threads);
+}
+
+}  // namespace gpulab::transformer
