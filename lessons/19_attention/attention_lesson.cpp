@@ -173,9 +173,9 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 
 // ---- the runs
 
-tf::AttentionShape shape_of(const Launch& launch) {
-  return {launch.shape[0], launch.shape[1], launch.shape[2], launch.shape[3] != 0};
-}
+// The instance's shape {batch · heads, seq, head_dim, causal}, as a launch and a hook see it.
+tf::AttentionShape shape_of(const Shape& shape) { return {shape[0], shape[1], shape[2], shape[3] != 0}; }
+tf::AttentionShape shape_of(const Launch& launch) { return shape_of(launch.shape); }
 
 RunFactory cpu_rows() {
   return cpu_array_run("cpu_rows", check_of(0), [](const Inputs& in, std::span<float> o, const Launch& launch) {
@@ -201,9 +201,7 @@ std::vector<std::pair<Backend, RunFactory>> device(const std::string& name, mx::
 std::vector<std::pair<Backend, RunFactory>> naive() {
   KernelHooks hooks;
   hooks.threads = [](int) { return 256; };  // the scores' 16 × 16 blocks (and the softmax's)
-  hooks.workspace = [](const ArrayInstance& in) {
-    return tf::attention_naive_scores({in.shape[0], in.shape[1], in.shape[2], in.shape[3] != 0});
-  };
+  hooks.workspace = [](const ArrayInstance& in) { return tf::attention_naive_scores(shape_of(in.shape)); };
   const ArrayFunctionOf<Bits> fn = [](const InputsOf<Bits>& in, std::span<float> o, const Launch& launch) {
     tf::attention_naive({mx::Storage::fp16, in[0], in[1], in[2]}, o, shape_of(launch), launch.workspace);
   };
@@ -272,11 +270,12 @@ Lesson make_lesson() {
   };
   for (Variant& v : l.variants) {
     v.tensor_cores = v.name.starts_with("mma");
-    if (v.name == "fused" || v.tensor_cores) v.skips.push_back(unless_applies(dims_64_or_128));
+    // The fused and mma kernels fix their block and head_dim (64 or 128).
+    v.fixed_block = v.name == "fused" || v.tensor_cores;
+    if (v.fixed_block) v.skips.push_back(unless_applies(dims_64_or_128));
     v.skips.push_back(slower_than_minutes(Backend::cpu, 1e11));
     v.skips.push_back(slower_than_minutes(Backend::emulated, 4e9));
   }
-  l.variants[2].fixed_block = l.variants[3].fixed_block = l.variants[4].fixed_block = true;
   return l;
 }
 

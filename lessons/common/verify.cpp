@@ -19,16 +19,6 @@ bool is_poison(float value) {
   return std::memcmp(&p, &value, sizeof p) == 0;
 }
 
-namespace {
-
-bool element_ok(double got, double expected, const Tolerance& t) {
-  if (std::isnan(expected)) return std::isnan(got);
-  if (std::isinf(expected)) return got == expected;
-  return std::abs(got - expected) <= t.abs + t.rel * std::abs(expected);  // false for NaN got
-}
-
-}  // namespace
-
 std::string bound_detail(double got, double expected, double bound) {
   if (is_poison(static_cast<float>(got))) return "never written: does every output element have a thread?";
   if (std::isnan(got)) return "NaN";
@@ -36,6 +26,12 @@ std::string bound_detail(double got, double expected, double bound) {
 }
 
 namespace {
+
+bool element_ok(double got, double expected, const Tolerance& t) {
+  if (std::isnan(expected)) return std::isnan(got);
+  if (std::isinf(expected)) return got == expected;
+  return std::abs(got - expected) <= t.abs + t.rel * std::abs(expected);  // false for NaN got
+}
 
 // Element i within tolerance_at(i) (a Tolerance).
 template <typename ToleranceAt>
