@@ -170,6 +170,23 @@ function(gpulab_add_kernels name)
   gpulab_warnings(${name} ${learner})
 endfunction()
 
+# A GPU_ONLY kernel library of Hopper's own instructions (wgmma, TMA: sm_90a, the "a" marking
+# features of that architecture alone): built for 90a wherever the architecture list has 90; other
+# GPUs get empty kernels, which its launchers never start.
+function(gpulab_hopper_architectures target)
+  if(NOT GPULAB_HAVE_CUDA)
+    return()
+  endif()
+  set(architectures)
+  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(arch MATCHES "^90(-real|-virtual)?$")
+      string(REPLACE "90" "90a" arch "${arch}")
+    endif()
+    list(APPEND architectures ${arch})
+  endforeach()
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${architectures}")
+endfunction()
+
 # An ordinary CUDA program (main, cudaMalloc, kernel<<<...>>>), in one file or several, built for
 # the GPU as NAME (with the CUDA toolkit) and for GPU Lab's emulator as NAME_emulated (always): the
 # same sources run on a machine without a GPU, and in CI. Each .cu is rewritten for the emulator

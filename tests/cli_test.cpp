@@ -189,7 +189,7 @@ TEST_CASE("thread maps, step recordings and block sweeps refuse what they cannot
       Row{"lesson01_vector_add", "--thread-map --n 10", "has no thread map"},
       Row{"lesson02_thread_hierarchy", "--thread-map --n 5000 --backend emulated", "one small size"},
       Row{"lesson03_matrix_add", "--thread-map --n 65 --backend emulated", "--n 1 to 64"},
-      Row{"lesson01_vector_add", "--steps --n 10", "draws no shared memory step by step (lessons that do: 13, 14, 15)"},
+      Row{"lesson01_vector_add", "--steps --n 10", "draws nothing step by step (lessons that do: 13, 14, 15, 19)"},
       Row{"lesson13_reduction", "--steps --n 5000", "--n 1 to 4096"},
       Row{"lesson13_reduction", "--steps --n 64 --variant cub", "needs CUB"},
       Row{"lesson02_thread_hierarchy", "--blocks 32,0", "--block 0 is out of range"},

@@ -1,11 +1,12 @@
 // The shared-memory step recorder (emulator/shared_steps.hpp, common/shared_steps.hpp): what it
 // records of a reduction tree, a double-buffered scan and a histogram's atomics is what those
-// kernels do, phase by phase.
+// kernels do, phase by phase; attention's online softmax read from the warps' exchanges.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 #include <string>
 
+#include "common/online_softmax_steps.hpp"
 #include "common/shared_steps.hpp"
 #include "registry.hpp"
 
@@ -116,4 +117,35 @@ TEST_CASE("step recordings refuse what they cannot show", "[steps]") {
   CHECK_THROWS_WITH(steps_problem_of(*l, "ten"), Catch::Contains("not a size"));
   CHECK_THROWS_WITH(record_shared_steps(*l, "cub", l->problem(256), 1), Catch::Contains("needs CUB"));
   CHECK_THROWS_WITH(record_shared_steps(*l, "nope", l->problem(256), 1), Catch::Contains("no variant nope"));
+}
+
+TEST_CASE(
+    "attention's online softmax read from the fused kernel's recording: m only grows, the first tile's "
+    "factor is 0, and the last tile reaches the softmax of every score at once",
+    "[steps]") {
+  const StepRecording r = recorded("19", "fused", "1x1x100x64");
+  const OnlineSoftmaxSteps s = online_softmax_steps(r);
+  CHECK(s.head_dim == 64);
+  REQUIRE(s.queries.size() == 8);  // a warp a query
+  for (const OnlineSoftmaxQuery& q : s.queries) {
+    REQUIRE(q.tiles.size() == 4);  // 100 keys: 32, 32, 32 and 4
+    CHECK(q.tiles.back().last_key == 99);
+    CHECK(q.keys_seen == 100);
+    CHECK(q.tiles.front().correction == 0.0f);
+    CHECK(q.weights_agree < 1e-6);
+    for (std::size_t t = 1; t < q.tiles.size(); ++t) {
+      CHECK(q.tiles[t].running_max >= q.tiles[t - 1].running_max);
+      CHECK(q.tiles[t].correction <= 1.0f);
+    }
+    CHECK(q.tiles.back().distance < 1e-6);
+    CHECK(q.tiles.front().distance > 1e-3);  // a quarter of the keys is not the answer
+  }
+  // With the causal mask query i sees keys 0 to i: the first block's all in one tile.
+  const OnlineSoftmaxSteps causal = online_softmax_steps(recorded("19", "fused", "1x1x100x64:causal"));
+  for (const OnlineSoftmaxQuery& q : causal.queries) {
+    CHECK(q.tiles.size() == 1);
+    CHECK(q.keys_seen == q.query + 1);
+  }
+  // Another kernel's recording is not read as one.
+  CHECK_THROWS_WITH(online_softmax_steps(recorded("13", "warp_shuffle", "256")), Catch::Contains("no shared array"));
 }

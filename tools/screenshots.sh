@@ -20,11 +20,12 @@ shot visualize-lesson08 --lesson 08 --view visualize
 shot visualize-lesson13 --lesson 13 --view visualize
 shot visualize-lesson14 --lesson 14 --view visualize
 shot visualize-lesson15 --lesson 15 --view visualize
+shot visualize-lesson19 --lesson 19 --view visualize
 shot learn-lesson10 --lesson 10 --view learn
 shot exercise-lesson06 --lesson 06 --grade --hints 1
 shot run-lesson05 --lesson 05 --run --n 256 --backend cpu --backend emulated
 shot run-lesson06 --lesson 06 --run --n 32 --backend cpu --backend emulated
 shot device --lesson 04 --view device
 shot run-lesson17 --lesson 17 --run --n 2048 --backend cpu --backend emulated
-shot run-lesson19 --lesson 19 --run --backend cpu --backend emulated
+shot run-lesson19 --lesson 19 --run --backend cpu --backend emulated --open assets/results/lesson19-attention-h200.json
 shot memory-lesson19 --lesson 19 --view memory

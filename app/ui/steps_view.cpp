@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <set>
 
+#include "ui/online_softmax_view.hpp"
 #include "ui/plot.hpp"
 #include "ui/view_helpers.hpp"
 
@@ -189,11 +190,19 @@ void StepsView::draw(const Lesson& l) {
     s.variant = l.step_variants.front();
     std::snprintf(s.problem, sizeof s.problem, "%s", l.steps_problem.c_str());
   }
+  const bool softmax = l.steps_picture == Lesson::StepsPicture::online_softmax;
   ImGui::TextWrapped(
-      "Shared memory step by step, from the emulator's real execution: the variant runs once at this size and block 0 "
-      "of each launch is recorded — every thread's reads and writes, and the whole array each time a __syncthreads() "
-      "falls. A row is the array after a phase; the elements written in it are coloured by the writing thread's warp, "
-      "with lines from the elements that thread read (the row above holds their values). Hover a cell.");
+      "%s", softmax
+                ? "The online softmax step by step, from the emulator's real execution: the fused kernel runs once at "
+                  "this shape and its first block is recorded — 8 warps, a query each, tile after tile of 32 keys. A "
+                  "row is a tile: its scores, the running maximum m, the factor e^(m_old - m) that rescales what was "
+                  "summed before whenever m grows, the running sum l, and how far the output so far is from the exact "
+                  "answer. Hover a key or an output cell."
+                : "Shared memory step by step, from the emulator's real execution: the variant runs once at this size "
+                  "and block 0 of each launch is recorded — every thread's reads and writes, and the whole array each "
+                  "time a __syncthreads() falls. A row is the array after a phase; the elements written in it are "
+                  "coloured by the writing thread's warp, with lines from the elements that thread read (the row above "
+                  "holds their values). Hover a cell.");
   for (const std::string& v : l.step_variants) {
     if (ImGui::RadioButton(v.c_str(), s.variant == v) && s.variant != v) {
       s.variant = v;
@@ -218,6 +227,8 @@ void StepsView::draw(const Lesson& l) {
     try {
       target.recording = future_.get();
       target.error.clear();
+      target.softmax.reset();
+      if (softmax) target.softmax = online_softmax_steps(*target.recording);
     } catch (const std::exception& e) {
       target.recording.reset();
       target.error = e.what();
@@ -230,6 +241,15 @@ void StepsView::draw(const Lesson& l) {
   if (!s.error.empty()) ImGui::TextColored({1, 0.4f, 0.4f, 1}, "%s", s.error.c_str());
   if (!s.recording) return;
   const StepRecording& r = *s.recording;
+  if (s.softmax) {
+    ImGui::Text("%s, %s: block 0 of %s (queries 0 to %zu of the first head), head_dim %zu", r.variant.c_str(),
+                problem_label(r.problem).c_str(), s.softmax->kernel.c_str(), s.softmax->queries.size() - 1,
+                s.softmax->head_dim);
+    ImGui::BeginChild("softmax_picture", {0, 0}, true, ImGuiWindowFlags_HorizontalScrollbar);
+    draw_online_softmax(*s.softmax, s.query);
+    ImGui::EndChild();
+    return;
+  }
   if (r.traces.empty()) {
     ImGui::TextWrapped("No launch of %s used shared memory at this size.", r.variant.c_str());
     return;

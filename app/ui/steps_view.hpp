@@ -2,7 +2,8 @@
 // The Visualize view of lessons with shared-memory steps (reduction, scan, histogram): a variant
 // run on the emulator at a small size, one block recorded, drawn as the shared array after each
 // barrier — a row a phase, each written element coloured by its thread's warp, lines from the
-// elements a thread read to the one it wrote. Hover a cell for who did what.
+// elements a thread read to the one it wrote. Hover a cell for who did what. Lesson 19's recording
+// is drawn as the online softmax its warps carried instead (online_softmax_view.hpp).
 #include <imgui.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "common/online_softmax_steps.hpp"
 #include "common/shared_steps.hpp"
 
 namespace gpulab::app {
@@ -27,9 +29,11 @@ class StepsView {
     char problem[64] = {};  // an n, or a shape
     std::optional<StepRecording> recording;
     std::string error;
-    int launch = 0, array = -1;  // the trace shown, and its array (-1: the most used)
-    bool window = false;         // 32 elements at a time instead of all
-    int first = 0;               // the window's first element
+    int launch = 0, array = -1;                 // the trace shown, and its array (-1: the most used)
+    bool window = false;                        // 32 elements at a time instead of all
+    int first = 0;                              // the window's first element
+    std::optional<OnlineSoftmaxSteps> softmax;  // read from `recording` (Lesson::StepsPicture::online_softmax)
+    int query = 0;                              // the softmax's query shown
   };
   void record(const Lesson& lesson, State& s);
 

@@ -331,6 +331,8 @@ Exchange exchange(unsigned mask, std::uint64_t value, bool syncwarp) {
   ++b.progress;
   if (all_arrived(g, w.live)) {
     g.release(w.live, w.existing, *w.syncs);
+    if (!syncwarp && shared_steps::recording())
+      shared_steps::exchanged(running_linear / 32, slots, g.lanes[generation & 1]);
   } else {
     // The group may move in memory as others are added: look it up again after each wait.
     while (w.group(mask).generation == generation) yield();

@@ -104,18 +104,29 @@ void begin_launch(const char* kernel, unsigned threads_per_block) {
   s.kernel = kernel, s.threads = threads_per_block;
 }
 
-void note(std::uintptr_t address, std::size_t size, bool write) {
+namespace {
+
+// The recorded block's trace, begun at its first shared access or warp operation in this launch;
+// nullptr when no more launches are recorded.
+Trace* trace_here() {
   State& s = state();
-  if (!s.on || detail::current_block == nullptr || detail::current_block->linear != s.block) return;
-  if (here == nullptr) {  // the recorded block's first shared access in this launch
+  if (here == nullptr) {
     std::lock_guard lock(s.mutex);
-    if (s.launches_left == 0 || s.traces.size() == s.traces.capacity()) return;
+    if (s.launches_left == 0 || s.traces.size() == s.traces.capacity()) return nullptr;
     Trace& t = s.traces.emplace_back();
     t.kernel = s.kernel, t.block = s.block, t.threads = s.threads;
     here = &t;
     begins.clear();
   }
-  if (here->accesses.size() >= s.max_accesses) return;
+  return here;
+}
+
+}  // namespace
+
+void note(std::uintptr_t address, std::size_t size, bool write) {
+  State& s = state();
+  if (!s.on || detail::current_block == nullptr || detail::current_block->linear != s.block) return;
+  if (trace_here() == nullptr || here->accesses.size() >= s.max_accesses) return;
   const shared::Window& w = *shared::current_window;
   const shared::Array* array = shared::find(w, address, size);
   if (array == nullptr) return;
@@ -130,6 +141,16 @@ void note(std::uintptr_t address, std::size_t size, bool write) {
     here->accesses.push_back({detail::running_linear, phase, index,
                               static_cast<std::uint32_t>((address + off - array->begin) / element_bytes), write, bits});
   }
+}
+
+void exchanged(unsigned warp, const std::uint64_t* slots, unsigned lanes) {
+  State& s = state();
+  if (!s.on || detail::current_block == nullptr || detail::current_block->linear != s.block) return;
+  if (trace_here() == nullptr || here->exchanges.size() >= s.max_accesses) return;
+  WarpExchange& e = here->exchanges.emplace_back();
+  e.warp = warp, e.lanes = lanes;
+  e.phase = static_cast<std::uint32_t>(detail::current_block->barrier_generation);
+  for (int l = 0; l < 32; ++l) e.bits[l] = static_cast<std::uint32_t>(slots[l]);
 }
 
 void barrier_fell(const char* file, int line) {

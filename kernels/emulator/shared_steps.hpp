@@ -4,7 +4,8 @@
 // and the whole of its shared arrays each time a __syncthreads() falls. So a learner can watch a
 // reduction tree or a scan's sweeps as they really ran: who added what, between which barriers.
 // The checked mode sees each access before it happens (checker.hpp): a read's value is the one
-// it read; a write's is the element's value when the next barrier fell.
+// it read; a write's is the element's value when the next barrier fell. The values a warp's lanes
+// hand each other (shuffles, votes) are written down too: registers seen where they meet.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,13 +29,22 @@ struct Access {
   std::uint32_t bits;  // the 4-byte value read or written (elements of 4 bytes; 0 otherwise)
 };
 
+// One warp operation of the recorded block (a shuffle, a vote): the value each lane offered.
+struct WarpExchange {
+  std::uint32_t warp;      // in the block
+  std::uint32_t phase;     // barriers fallen before it
+  std::uint32_t lanes;     // the lanes that took part (bit l: lane l)
+  std::uint32_t bits[32];  // lane l's value (its low 4 bytes: a float, an int)
+};
+
 // One launch's recorded block.
 struct Trace {
   std::string kernel;
   std::uint64_t block = 0;  // its linear number in the grid
   unsigned threads = 0;
   std::vector<ArrayInfo> arrays;
-  std::vector<Access> accesses;  // in the order the emulator ran them
+  std::vector<Access> accesses;         // in the order the emulator ran them
+  std::vector<WarpExchange> exchanges;  // in the order each completed
   // after[p][a]: array a's 4-byte words when phase p ended (at barrier p, or the block's end).
   std::vector<std::vector<std::vector<std::uint32_t>>> after;
   std::vector<std::string> barriers;  // where barrier p is ("scan.cu:57"); the last phase's is kBlockEnd
@@ -52,7 +62,9 @@ std::vector<Trace> stop();
 bool recording();  // between start() and the end of its recording
 void begin_launch(const char* kernel, unsigned threads_per_block);
 void note(std::uintptr_t address, std::size_t size, bool write);  // an in-bounds shared access
-void barrier_fell(const char* file, int line);                    // by the block's last arrival
+// A warp operation completed by its last lane: the 32 slots the lanes filled.
+void exchanged(unsigned warp, const std::uint64_t* slots, unsigned lanes);
+void barrier_fell(const char* file, int line);  // by the block's last arrival
 void end_block();
 
 }  // namespace gpulab::emulated::shared_steps

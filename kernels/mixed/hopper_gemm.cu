@@ -11,7 +11,6 @@
 //
 // Run them: lesson09_mixed_precision --n 4096 --variant mma_ldmatrix,tma_mma,wgmma,cublas_fp16
 #include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -21,27 +20,13 @@
 #include "common/launch.cuh"
 #include "mixed/hopper_gpu.hpp"
 #include "mixed/mma_fragments.cuh"
+#include "mixed/tensor_map.cuh"
 #include "mixed/tma.cuh"
 #include "mixed/wgmma.cuh"
 
 namespace gpulab::mixed {
 
 namespace {
-
-// The wgmma and TMA instructions exist in sm_90a code only; other builds of this file get empty
-// kernels, which the launchers never start (hopper_missing says why).
-#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define GPULAB_HOPPER_BODY 1
-#else
-#define GPULAB_HOPPER_BODY 0
-#endif
-
-// The dynamic shared memory's start rounded up to 1024 bytes, where the 128-byte swizzle's
-// pattern repeats (the launch asks for 1 KB more than the stages need).
-__device__ __forceinline__ unsigned char* aligned_1024(unsigned char* p) {
-  const std::uint32_t offset = shared_address(p) % 1024;
-  return offset == 0 ? p : p + (1024 - offset);
-}
 
 // ---------------------------------------------------------------- TMA loads, mma.sync multiply
 
@@ -224,39 +209,6 @@ __global__ void sm90a_probe(int* answer) {
 
 // ---------------------------------------------------------------- launchers
 
-// [snippet:tensor_map]
-// The tensor map of a row-major rows × cols matrix of 16-bit values, read in boxes of
-// box_rows × 64 values and written to shared memory with the 128-byte swizzle; what lies outside
-// the matrix arrives as zeros. cuTensorMapEncodeTiled belongs to the driver API: the runtime
-// hands out its address, so the program needs no -lcuda.
-CUtensorMap tensor_map(Storage s, const std::uint16_t* data, int rows, int cols, int box_rows) {
-  static const auto encode = [] {
-    void* function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    GPULAB_CUDA_CHECK(
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || function == nullptr) {
-      throw std::runtime_error("the driver does not offer cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-  }();
-  CUtensorMap map{};
-  const cuuint64_t size[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // fastest first
-  const cuuint64_t row_bytes[1] = {static_cast<cuuint64_t>(cols) * 2};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult result =
-      encode(&map, s == Storage::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-             const_cast<std::uint16_t*>(data), size, row_bytes, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) {
-    throw std::runtime_error("cuTensorMapEncodeTiled refused a " + std::to_string(rows) + " × " + std::to_string(cols) +
-                             " matrix (error " + std::to_string(static_cast<int>(result)) + ")");
-  }
-  return map;
-}
-// [/snippet]
-
 // The checks both Hopper launchers make; false: nothing to compute (C is empty or zeroed).
 bool hopper_shape(const char* name, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k) {
   if (m < 0 || n < 0 || k < 0) throw std::invalid_argument(std::string(name) + ": m, n and k must not be negative");
@@ -280,8 +232,8 @@ void launch_hopper(HopperKernel kernel, const char* name, dim3 grid, dim3 thread
                    const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k, int box_rows_a) {
   GPULAB_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
-  const CUtensorMap map_a = tensor_map(s, a, m, k, box_rows_a);
-  const CUtensorMap map_b = tensor_map(s, b, k, n, kMmaBlockK);
+  const CUtensorMap map_a = matrix_map(s, a, m, k, box_rows_a);
+  const CUtensorMap map_b = matrix_map(s, b, k, n, kMmaBlockK);
   kernel<<<grid, threads, shared_bytes>>>(map_a, map_b, c, m, n, k);
   check_launch(name, grid, threads, shared_bytes);
 }

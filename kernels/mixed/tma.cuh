@@ -14,8 +14,23 @@
 
 #include "mixed/mma_fragments.cuh"
 
+// The wgmma and TMA instructions exist in sm_90a code only; other builds of a file that uses them
+// get empty kernels, which the launchers never start (hopper_missing says why).
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GPULAB_HOPPER_BODY 1
+#else
+#define GPULAB_HOPPER_BODY 0
+#endif
+
 namespace gpulab::mixed {
 namespace {
+
+// The dynamic shared memory's start rounded up to 1024 bytes, where the 128-byte swizzle's
+// pattern repeats (a launch asks for 1 KB more than its tiles need).
+__device__ __forceinline__ unsigned char* aligned_1024(unsigned char* p) {
+  const std::uint32_t offset = shared_address(p) % 1024;
+  return offset == 0 ? p : p + (1024 - offset);
+}
 
 // [snippet:mbarrier]
 // An mbarrier (a 64-bit word in shared memory) completes a phase when `count` threads have
@@ -60,6 +75,18 @@ __device__ __forceinline__ void tma_load(void* to, const CUtensorMap& map, int x
       : "memory");
 }
 // [/snippet]
+
+// The box of a 3-D map whose first element is at (x, y, z): attention's [batch · heads][seq][d]
+// tensors, so that a box running past a head's last row arrives as zeros instead of the next
+// head's first rows.
+__device__ __forceinline__ void tma_load_3d(void* to, const CUtensorMap& map, int x, int y, int z,
+                                            std::uint64_t* barrier) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
+          "r"(shared_address(to)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(z), "r"(shared_address(barrier))
+      : "memory");
+}
 
 }  // namespace
 }  // namespace gpulab::mixed

@@ -27,6 +27,7 @@
 #include "mixed/mma_fragments.cuh"
 #include "transformer/attention.hpp"
 #include "transformer/attention_common.cuh"
+#include "transformer/online_softmax.cuh"
 
 namespace gpulab::transformer {
 
@@ -55,20 +56,6 @@ __device__ __forceinline__ std::uint32_t tile_offset(int rows, int row, int col)
 // The shared memory of a block: the queries, then two stages of keys and values.
 template <int D, int Warps, int Keys>
 constexpr int kSharedBytes = (kQueries<Warps> + 4 * Keys) * D * 2;
-
-// Two floats rounded to T and packed as one register (the first in the low half), as a fragment holds them.
-template <typename T>
-__device__ __forceinline__ std::uint32_t pack(float x, float y) {
-  std::uint32_t bits;
-  if constexpr (std::is_same_v<T, __half>) {
-    const __half2 h = __floats2half2_rn(x, y);
-    memcpy(&bits, &h, 4);
-  } else {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(x, y);
-    memcpy(&bits, &h, 4);
-  }
-  return bits;
-}
 
 }  // namespace
 
@@ -119,65 +106,6 @@ __device__ __forceinline__ void tile_scores(float (&s)[kM][Keys / 8][4], std::ui
       }
     }
   }
-}
-// [/snippet]
-
-// 2^x in one instruction of the special-function unit (ex2.approx.ftz: a result below 2^-126
-// flushes to 0, all a weight that small is worth); exp2f on the emulator, which carries out
-// ldmatrix and mma.sync but no other PTX.
-__device__ __forceinline__ float fast_exp2(float x) {
-#ifndef GPULAB_EMULATED
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-#else
-  return exp2f(x);
-#endif
-}
-
-// [snippet:attention_mma_softmax]
-// The online softmax on one row block's accumulators. Lane l holds, of each 16 × 8 block j, row
-// g = l / 4 at columns 2 (l % 4) and the next (s[j][0], s[j][1]) and row g + 8 (s[j][2], s[j][3]);
-// a row's maximum is its lane's 16 values', then the 4 lanes of the row by two shuffles. The
-// scores become weights in place, e^((s − m) / √d) computed as 2^((s − m) · log2(e) / √d); the sums
-// stay in each lane (a row's 4 lanes are added once, at the end) and the outputs are rescaled —
-// unless no row of the warp's found a larger maximum, as in most tiles past the first few.
-template <int D, int Keys>
-__device__ __forceinline__ void online_softmax(float (&s)[Keys / 8][4], float (&m)[2], float (&l)[2],
-                                               float (&out)[D / 8][4], float scale_log2) {
-  float top[2] = {m[0], m[1]};
-#pragma unroll
-  for (int j = 0; j < Keys / 8; ++j) {
-    top[0] = fmaxf(top[0], fmaxf(s[j][0], s[j][1]));
-    top[1] = fmaxf(top[1], fmaxf(s[j][2], s[j][3]));
-  }
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    top[r] = fmaxf(top[r], __shfl_xor_sync(0xffffffffu, top[r], 1));
-    top[r] = fmaxf(top[r], __shfl_xor_sync(0xffffffffu, top[r], 2));
-  }
-  // top is finite: key 0 is in every query's first tile. m = −inf the first time: a factor of 0.
-  const float correction[2] = {fast_exp2((m[0] - top[0]) * scale_log2), fast_exp2((m[1] - top[1]) * scale_log2)};
-  const float shift[2] = {top[0] * scale_log2, top[1] * scale_log2};
-  l[0] *= correction[0], l[1] *= correction[1];
-#pragma unroll
-  for (int j = 0; j < Keys / 8; ++j) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      s[j][e] = fast_exp2(fmaf(s[j][e], scale_log2, -shift[e / 2]));  // a masked −inf gives 0
-      l[e / 2] += s[j][e];
-    }
-  }
-  // (At head_dim 64 the test costs more than the 64 multiplies it saves: 1.27 against 1.12 ms at
-  // 4 × 16 × 4096 × 64 on an H200.)
-  if (D < 128 || __any_sync(0xffffffffu, top[0] != m[0] || top[1] != m[1])) {
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) out[n][e] *= correction[e / 2];
-    }
-  }
-  m[0] = top[0], m[1] = top[1];
 }
 // [/snippet]
 

@@ -12,8 +12,10 @@
 
 #include "common/array_runs.hpp"
 #include "common/random.hpp"
+#include "mixed/hopper_gpu.hpp"
 #include "mixed/mixed.hpp"
 #include "transformer/attention.hpp"
+#include "transformer/attention_hopper.hpp"
 
 namespace gpulab {
 
@@ -185,17 +187,38 @@ RunFactory cpu_rows() {
 
 using DeviceAttention = void (*)(const tf::AttentionInputs&, std::span<float>, const tf::AttentionShape&);
 
-// A kernel rung on every device backend, Q, K and V stored in `storage`; `weights_rounded`: it
-// rounds the weights to that format before P V (the tensor-core rungs); `threads`: its block.
-std::vector<std::pair<Backend, RunFactory>> device(const std::string& name, mx::Storage storage, DeviceAttention f,
-                                                   bool weights_rounded, int threads) {
+// The run of a kernel rung for one device target (make.template operator()<Target>()), Q, K and V
+// stored in `storage`; `weights_rounded`: it rounds the weights to that format before P V (the
+// tensor-core rungs); `threads`: its block.
+auto rung(const std::string& name, mx::Storage storage, DeviceAttention f, bool weights_rounded, int threads) {
   const ArrayCheck check = check_of(weights_rounded ? mx::unit_roundoff(storage) : 0);
   const ArrayFunctionOf<Bits> fn = [f, storage](const InputsOf<Bits>& in, std::span<float> o, const Launch& launch) {
     f({storage, in[0], in[1], in[2]}, o, shape_of(launch));
   };
   Bits (*store)(float) = storage == mx::Storage::fp16 ? mx::fp16_bits : mx::bf16_bits;
   const KernelHooks hooks{[threads](int) { return threads; }};
-  return on_devices([=]<typename Target>() { return kernel_array_run<Target, Bits>(name, check, fn, hooks, store); });
+  return [=]<typename Target>() { return kernel_array_run<Target, Bits>(name, check, fn, hooks, store); };
+}
+
+// A kernel rung on every device backend.
+std::vector<std::pair<Backend, RunFactory>> device(const std::string& name, mx::Storage storage, DeviceAttention f,
+                                                   bool weights_rounded, int threads) {
+  return on_devices(rung(name, storage, f, weights_rounded, threads));
+}
+
+// The Hopper rung: its run on a GPU that has what it needs (a Hopper GPU, a build with sm_90a
+// code), skipped elsewhere with the reason.
+std::vector<std::pair<Backend, RunFactory>> hopper(const std::string& name, mx::Storage storage) {
+  const auto make = rung(name, storage, tf::attention_wgmma, true, 384);
+  return gpu_only(
+      [make]<typename Target>() -> RunFactory {
+        const RunFactory run = make.template operator()<Target>();
+        return [run](const Instance& in, const RunOptions& options) {
+          if (const std::string why = mx::hopper_missing(); !why.empty()) throw NotApplicable(why);
+          return run(in, options);
+        };
+      },
+      "a Hopper GPU (TMA and wgmma)");
 }
 
 std::vector<std::pair<Backend, RunFactory>> naive() {
@@ -235,7 +258,7 @@ Lesson make_lesson() {
   l.title = "Attention";
   l.summary =
       "softmax(Q Kᵀ/√d) V: three kernels and seq² of memory → one kernel with the online softmax → the tensor "
-      "cores, FlashAttention-2's way";
+      "cores, FlashAttention-2's way → Hopper's wgmma and TMA, FlashAttention-3's";
   l.text_file = "docs/lessons/19-attention.md";
   l.sources = {"kernels/transformer/attention_mma.cu", "kernels/transformer"};
   l.size_help = "seq, the tokens of one sequence, 8 heads of 64 (--shape BxHxSxD[:causal] for others)";
@@ -254,6 +277,12 @@ Lesson make_lesson() {
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
+  // Visualize and --steps: the fused kernel's first block (queries 0 to 7 of the first head), its
+  // online softmax tile by tile, read from the emulator's recording of it.
+  l.step_variants = {"fused"};
+  l.steps_problem = "1x1x100x64";
+  l.steps_max_n = 1024;
+  l.steps_picture = Lesson::StepsPicture::online_softmax;
   const bool rounded = true;
   l.variants = {
       {"cpu_rows",
@@ -267,9 +296,13 @@ Lesson make_lesson() {
        "FlashAttention-2's shape: 32 queries a warp, S and P V by mma.sync, the softmax in the accumulators",
        device("mma_fp16", mx::Storage::fp16, tf::attention_mma, rounded, 256)},
       {"mma_bf16", "mma_fp16 with BF16 inputs", device("mma_bf16", mx::Storage::bf16, tf::attention_mma, rounded, 256)},
+      {"wgmma_fp16",
+       "FlashAttention-3's shape on Hopper: a TMA producer warp group, two consumers of 64 queries, S and P V by wgmma",
+       hopper("wgmma_fp16", mx::Storage::fp16)},
+      {"wgmma_bf16", "wgmma_fp16 with BF16 inputs", hopper("wgmma_bf16", mx::Storage::bf16)},
   };
   for (Variant& v : l.variants) {
-    v.tensor_cores = v.name.starts_with("mma");
+    v.tensor_cores = v.name.starts_with("mma") || v.name.starts_with("wgmma");
     // The fused and mma kernels fix their block and head_dim (64 or 128).
     v.fixed_block = v.name == "fused" || v.tensor_cores;
     if (v.fixed_block) v.skips.push_back(unless_applies(dims_64_or_128));

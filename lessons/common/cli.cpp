@@ -16,6 +16,7 @@
 #include "common/crossover.hpp"
 #include "common/device_info.hpp"
 #include "common/memory_check.hpp"
+#include "common/online_softmax_steps.hpp"
 #include "common/peaks.hpp"
 #include "common/random.hpp"
 #include "common/session.hpp"
@@ -231,8 +232,8 @@ int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_
 // A variant's shared memory step by step, recorded on the emulator at one small size.
 int print_steps(const Lesson& lesson, const Selection& selection) {
   if (!has_steps(lesson)) {
-    throw UsageError(fmt::format("lesson {} draws no shared memory step by step (lessons that do: {})", lesson.id,
-                                 lessons_with(has_steps)));
+    throw UsageError(
+        fmt::format("lesson {} draws nothing step by step (lessons that do: {})", lesson.id, lessons_with(has_steps)));
   }
   const std::vector<Problem> problems = selected_problems(lesson, selection);
   if (problems.size() != 1 || problems.front().n > lesson.steps_max_n) {
@@ -243,8 +244,15 @@ int print_steps(const Lesson& lesson, const Selection& selection) {
   for (const std::string& v : variants) {
     try {
       const StepRecording r = record_shared_steps(lesson, v, problems.front(), selection.options.seed);
-      fmt::print("{} at {}, seed {} (block 0 of each launch, recorded on the emulator):\n{}\n", v,
-                 problem_label(problems.front()), selection.options.seed, format_shared_steps(r));
+      fmt::print("{} at {}, seed {} (block 0 of each launch, recorded on the emulator):\n", v,
+                 problem_label(problems.front()), selection.options.seed);
+      if (lesson.steps_picture == Lesson::StepsPicture::online_softmax) {
+        const OnlineSoftmaxSteps steps = online_softmax_steps(r);
+        for (std::size_t q = 0; q < steps.queries.size(); ++q)
+          fmt::print("{}\n", format_online_softmax_steps(steps, q));
+      } else {
+        fmt::print("{}\n", format_shared_steps(r));
+      }
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

@@ -212,6 +212,10 @@ struct Lesson {
   std::vector<std::string> step_variants = {};
   std::string steps_problem;
   std::int64_t steps_max_n = 0;
+  // What is drawn of that recording: the shared arrays barrier by barrier, or the online softmax
+  // the block's warps carried tile by tile (lesson 19: common/online_softmax_steps.hpp).
+  enum class StepsPicture { shared_arrays, online_softmax };
+  StepsPicture steps_picture = StepsPicture::shared_arrays;
   // Optional, lesson 10: started by `mpirun`, every process but rank 0 follows rank 0's runs
   // here and returns its exit status; rank 0, every process of a --train run and a process not
   // started by mpirun get nullopt and go on with the command line. `gpu`: the GPU is asked for.

@@ -49,7 +49,7 @@ StepRecording record_shared_steps(const Lesson& lesson, const std::string& varia
 
 Problem steps_problem_of(const Lesson& lesson, const std::string& text) {
   Problem p;
-  if (text.find(':') != std::string::npos && lesson.parse_shape) {
+  if (lesson.parse_shape && text.find_first_not_of("0123456789") != std::string::npos) {  // not an n: a shape
     p = lesson.parse_shape(text);
   } else {
     std::size_t used = 0;

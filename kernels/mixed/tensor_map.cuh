@@ -1,0 +1,58 @@
+#pragma once
+// Tensor maps: what the TMA unit knows of an array in global memory — its sizes, its strides, the
+// box one copy moves and the swizzle it writes into shared memory. Host code of the Hopper rungs
+// (lesson 09's GEMMs, lesson 19's attention); GPU builds only.
+#include <cuda.h>  // CUtensorMap
+#include <cudaTypedefs.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "common/cuda_check.hpp"
+#include "mixed/mixed.hpp"
+
+namespace gpulab::mixed {
+
+// [snippet:tensor_map]
+// The tensor map of an array of 16-bit values with `rank` dimensions (sizes fastest first; the
+// bytes between consecutive rows, then between consecutive planes), read in boxes whose rows are
+// 64 values — 128 bytes, written to shared memory with the 128-byte swizzle; what lies outside the
+// array arrives as zeros. cuTensorMapEncodeTiled belongs to the driver API: the runtime hands out
+// its address, so the program needs no -lcuda.
+inline CUtensorMap tensor_map(Storage s, const void* data, cuuint32_t rank, const cuuint64_t* sizes,
+                              const cuuint64_t* strides, const cuuint32_t* box) {
+  static const auto encode = [] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    GPULAB_CUDA_CHECK(
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || function == nullptr) {
+      throw std::runtime_error("the driver does not offer cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+  }();
+  CUtensorMap map{};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult result =
+      encode(&map, s == Storage::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, rank,
+             const_cast<void*>(data), sizes, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    std::string shape;
+    for (cuuint32_t d = rank; d-- > 0;) shape += std::to_string(sizes[d]) + (d > 0 ? " × " : "");
+    throw std::runtime_error("cuTensorMapEncodeTiled refused a " + shape + " array (error " +
+                             std::to_string(static_cast<int>(result)) + ")");
+  }
+  return map;
+}
+// [/snippet]
+
+// A row-major rows × cols matrix, in boxes of box_rows × 64 values.
+inline CUtensorMap matrix_map(Storage s, const std::uint16_t* data, int rows, int cols, int box_rows) {
+  const cuuint64_t sizes[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t row_bytes[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
+  return tensor_map(s, data, 2, sizes, row_bytes, box);
+}
+
+}  // namespace gpulab::mixed
