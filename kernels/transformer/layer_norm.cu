@@ -9,12 +9,14 @@
 // Run them: lesson18_layer_norm --shape 4096x8192 --backend gpu
 // Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "common/launch.cuh"
 #include "transformer/layer_norm.hpp"
 #include "transformer/row_reductions.cuh"
+#include "transformer/row_split.cuh"
 
 namespace gpulab::transformer {
 
@@ -122,42 +124,51 @@ __global__ void layer_norm_welford_warp_kernel(const float* x, const float* gamm
 // [/snippet]
 
 // [snippet:layer_norm_registers]
-// What it adds: the row read once, into registers (kHeld float4s a thread, as softmax's
-// row_in_registers), so the exact two passes — the mean, then Σ(x − μ)² — cost no memory
-// traffic: x read once, y written once, γ and β from L2. Unrolled loops keep `held` in registers.
+// What it adds: the row read once, into registers (kHeld float4s a thread and, where a row does
+// not start on 16 bytes, a few single floats: as softmax's row_in_registers), so the exact two
+// passes — the mean, then Σ(x − μ)² — cost no memory traffic: x read once, y written once, γ and β
+// from L2 (as float4s too where the row's float4s start on a column of a multiple of 4). Unrolled
+// loops keep `held` in registers.
 __global__ void __launch_bounds__(1024)
     layer_norm_registers_kernel(const float* x, const float* gamma, const float* beta, float* y, std::size_t cols) {
   __shared__ float partial[33];
-  const std::size_t quads = cols / 4, stride = blockDim.x;
-  const auto* in = reinterpret_cast<const float4*>(x + std::size_t{blockIdx.x} * cols);
-  auto* out = reinterpret_cast<float4*>(y + std::size_t{blockIdx.x} * cols);
+  const HeldRow row = held_row(x, y, cols);
+  const unsigned quads = row.split.quads, stride = blockDim.x;
+  const float4* in = row.in4;
+  float4* out = row.out4;
+  const int column = row.column;
+  const float single = column >= 0 ? row.in[column] : 0.0f;
   float4 held[kHeld];
-  float s = 0.0f;
+  float s = single;
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) {
-    const std::size_t q = threadIdx.x + k * stride;
+    const unsigned q = threadIdx.x + k * stride;
     held[k] = q < quads ? in[q] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     s += (held[k].x + held[k].y) + (held[k].z + held[k].w);
   }
   const float mean = block_sum(s, partial) / static_cast<float>(cols);
-  float v = 0.0f;
+  float v = column >= 0 ? (single - mean) * (single - mean) : 0.0f;
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) {
     const float4 d = make_float4(held[k].x - mean, held[k].y - mean, held[k].z - mean, held[k].w - mean);
     if (threadIdx.x + k * stride < quads) v += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
   }
   const float scale = rsqrtf(block_sum(v, partial) / static_cast<float>(cols) + kLayerNormEpsilon);
-  const auto* g = reinterpret_cast<const float4*>(gamma);
-  const auto* b = reinterpret_cast<const float4*>(beta);
+  // γ and β of the float4 q: columns head + 4 q to head + 4 q + 3.
+  const auto four = [&](const float* p, unsigned q) {
+    const float* at = p + row.split.head + 4 * q;
+    return row.split.head == 0 ? *reinterpret_cast<const float4*>(at) : make_float4(at[0], at[1], at[2], at[3]);
+  };
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) {
-    const std::size_t q = threadIdx.x + k * stride;
+    const unsigned q = threadIdx.x + k * stride;
     if (q < quads) {
-      const float4 h = held[k], gq = g[q], bq = b[q];
+      const float4 h = held[k], gq = four(gamma, q), bq = four(beta, q);
       out[q] = make_float4(normalized(h.x, mean, scale, gq.x, bq.x), normalized(h.y, mean, scale, gq.y, bq.y),
                            normalized(h.z, mean, scale, gq.z, bq.z), normalized(h.w, mean, scale, gq.w, bq.w));
     }
   }
+  if (column >= 0) row.out[column] = normalized(single, mean, scale, gamma[column], beta[column]);
 }
 // [/snippet]
 
@@ -206,14 +217,17 @@ void layer_norm_welford_warp(LayerNormInputs in, std::span<float> y, std::size_t
 }
 
 void layer_norm_registers(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
-  const std::size_t quads = cols / 4;
-  if (cols % 4 != 0 || quads > std::size_t{1024} * kHeld) {  // no float4 rows, or longer than registers hold
+  // Rows longer than the registers of a block hold, or arrays not alike past 16-byte boundaries
+  // (the float4s of a row of x must be those of y, and γ and β must start on 16 bytes): Welford.
+  const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
+  if (cols > std::size_t{1024} * kHeld * 4 || offset(in.x.data()) != offset(y.data()) || offset(in.x.data()) != 0 ||
+      offset(in.gamma.data()) != 0 || offset(in.beta.data()) != 0) {
     layer_norm_welford_warp(in, y, rows, cols);
     return;
   }
-  // The fewest threads (at least a warp, at most 1024) that hold the row in kHeld float4s each.
+  // The fewest threads (at least a warp, at most 1024) that hold the row's float4s, kHeld each.
   unsigned threads = 32;
-  while (quads > std::size_t{threads} * kHeld) threads *= 2;
+  while (cols / 4 > std::size_t{threads} * kHeld) threads *= 2;
   block_per_row(layer_norm_registers_kernel, "layer_norm_registers_kernel", in, y, rows, cols, threads);
 }
 

@@ -11,11 +11,13 @@
 // Run them: lesson17_softmax --shape 4096x32768 --backend gpu
 // Like every kernel file, this one is plain CUDA and builds for the GPU and for the emulator.
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "common/launch.cuh"
 #include "transformer/row_reductions.cuh"
+#include "transformer/row_split.cuh"
 #include "transformer/softmax.hpp"
 
 namespace gpulab::transformer {
@@ -24,7 +26,7 @@ namespace {
 
 constexpr int kBlock = 256;        // threads a row, for the block-per-row rungs
 constexpr int kWarpsPerBlock = 8;  // softmax_warp_row: 8 rows a block
-constexpr int kHeld = 8;           // softmax_online_float4: float4s a thread holds (cols ≤ 8192)
+constexpr int kHeld = 8;           // softmax_registers: float4s a thread holds (rows ≤ 32768 floats)
 
 }  // namespace
 
@@ -176,25 +178,30 @@ __global__ void softmax_online_float4_kernel(const float* x, float* y, std::size
 // What it adds: the row read once, into registers (each thread kHeld float4s of it, up to 32768
 // floats with 1024 threads), and then no online softmax at all: the maximum from the registers,
 // then e^(x − m) computed once into the registers and summed, then each value scaled — one
-// exponential an element instead of two. The arrays are indexed by unrolled loops only, so the
-// compiler keeps them in registers (a run-time index would put them in local memory);
-// __launch_bounds__(1024) holds the compiler to the 64 registers a thread of a 1024-thread block
-// may have (without it the launch is refused: "too many resources requested").
+// exponential an element instead of two. Rows of any length: where a row does not start on 16
+// bytes, a few single floats before and after its float4s (row_split.cuh). The arrays are indexed
+// by unrolled loops only, so the compiler keeps them in registers (a run-time index would put them
+// in local memory); __launch_bounds__(1024) holds the compiler to the 64 registers a thread of a
+// 1024-thread block may have (without it the launch is refused: "too many resources requested").
 __global__ void __launch_bounds__(1024) softmax_registers_kernel(const float* x, float* y, std::size_t cols) {
   __shared__ float partial[33];
-  const std::size_t quads = cols / 4, stride = blockDim.x;
-  const auto* in = reinterpret_cast<const float4*>(x + std::size_t{blockIdx.x} * cols);
-  auto* out = reinterpret_cast<float4*>(y + std::size_t{blockIdx.x} * cols);
+  const HeldRow row = held_row(x, y, cols);
+  const unsigned quads = row.split.quads, stride = blockDim.x;
+  const float4* in = row.in4;
+  float4* out = row.out4;
+  const int column = row.column;
+  float single = column >= 0 ? row.in[column] : -INFINITY;
   float4 held[kHeld];
-  float m = -INFINITY;
+  float m = single;
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) {
-    const std::size_t q = threadIdx.x + k * stride;
+    const unsigned q = threadIdx.x + k * stride;
     held[k] = q < quads ? in[q] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
     m = fmaxf(m, fmaxf(fmaxf(held[k].x, held[k].y), fmaxf(held[k].z, held[k].w)));
   }
   m = block_reduce<true>(m, partial);
-  float s = 0.0f;
+  single = expf(single - m);  // 0 where the thread holds none
+  float s = single;
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) {
     held[k] = make_float4(expf(held[k].x - m), expf(held[k].y - m), expf(held[k].z - m), expf(held[k].w - m));
@@ -203,10 +210,11 @@ __global__ void __launch_bounds__(1024) softmax_registers_kernel(const float* x,
   const float inverse = 1.0f / block_reduce<false>(s, partial);
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) {
-    const std::size_t q = threadIdx.x + k * stride;
+    const unsigned q = threadIdx.x + k * stride;
     if (q < quads)
       out[q] = make_float4(held[k].x * inverse, held[k].y * inverse, held[k].z * inverse, held[k].w * inverse);
   }
+  if (column >= 0) row.out[column] = single * inverse;
 }
 // [/snippet]
 
@@ -271,14 +279,16 @@ void softmax_online_float4(std::span<const float> x, std::span<float> y, std::si
 void softmax_registers(std::span<const float> x, std::span<float> y, std::size_t rows, std::size_t cols) {
   check_sizes(x, y, rows, cols);
   if (y.empty()) return;
-  const std::size_t quads = cols / 4;
-  if (cols % 4 != 0 || quads > std::size_t{1024} * kHeld) {  // no float4 rows, or longer than registers hold
+  // Rows longer than the registers of a block hold, or x and y not alike past 16-byte boundaries
+  // (the float4s of a row of x must be those of y): the online rungs.
+  const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; };
+  if (cols > std::size_t{1024} * kHeld * 4 || offset(x.data()) != offset(y.data())) {
     softmax_online_float4(x, y, rows, cols);
     return;
   }
-  // The fewest threads (at least a warp, at most 1024) that hold the row in kHeld float4s each.
+  // The fewest threads (at least a warp, at most 1024) that hold the row's float4s, kHeld each.
   unsigned threads = 32;
-  while (quads > std::size_t{threads} * kHeld) threads *= 2;
+  while (cols / 4 > std::size_t{threads} * kHeld) threads *= 2;
   const dim3 grid(static_cast<unsigned>(rows)), block(threads);
   softmax_registers_kernel<<<grid, block>>>(x.data(), y.data(), cols);
   check_launch("softmax_registers_kernel", grid, block);

@@ -157,7 +157,7 @@ Lesson make_lesson() {
        {},
        true},
       {"row_in_registers",
-       "The row read once into registers (float4), then one exponential an element",
+       "The row read once into registers (float4s, single floats at its ends), then one exponential an element",
        kernel_backends("row_in_registers", check, rows_of(at::softmax_registers)),
        {},
        true},

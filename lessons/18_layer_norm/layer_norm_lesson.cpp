@@ -182,7 +182,7 @@ Lesson make_lesson() {
        {},
        true},
       {"row_in_registers",
-       "The row read once into registers (float4), the two exact passes over them",
+       "The row read once into registers (float4s, single floats at its ends), the two exact passes over them",
        kernel_backends("row_in_registers", kCheck, rows_of(tf::layer_norm_registers)),
        {},
        true},
