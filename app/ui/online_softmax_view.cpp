@@ -158,7 +158,7 @@ void draw_online_softmax(const OnlineSoftmaxSteps& steps, int& query) {
   note(fmt::format(
       "Recorded on the emulator: the scores and weights (the values the warp's lanes handed each other), the V tiles "
       "(shared memory at each barrier). Carried from them as the kernel carries them: m, e^(m_old - m), l and out. "
-      "The recorded weights equal e^(s - m) to {:.1e}; l at the end: {:.5g}.",
+      "The recorded weights differ from e^(s - m) by at most {:.1e}; l at the end: {:.5g}.",
       q.weights_agree, final_sum));
 }
 

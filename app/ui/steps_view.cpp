@@ -179,6 +179,7 @@ void draw_shared_steps(const steps::Trace& trace, std::uint32_t array, std::size
 
 void StepsView::record(const Lesson& lesson, State& s) {
   recording_for_ = lesson.id;
+  recording_softmax_ = lesson.steps_picture == Lesson::StepsPicture::online_softmax;
   future_ = std::async(std::launch::async, [&lesson, v = s.variant, text = std::string(s.problem)] {
     return record_shared_steps(lesson, v, steps_problem_of(lesson, text), 1);
   });
@@ -228,7 +229,7 @@ void StepsView::draw(const Lesson& l) {
       target.recording = future_.get();
       target.error.clear();
       target.softmax.reset();
-      if (softmax) target.softmax = online_softmax_steps(*target.recording);
+      if (recording_softmax_) target.softmax = online_softmax_steps(*target.recording);
     } catch (const std::exception& e) {
       target.recording.reset();
       target.error = e.what();

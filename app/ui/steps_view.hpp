@@ -39,7 +39,8 @@ class StepsView {
 
   std::map<std::string, State> states_;  // by lesson id
   std::future<StepRecording> future_;
-  std::string recording_for_;  // the lesson id the running recording belongs to
+  std::string recording_for_;       // the lesson id the running recording belongs to
+  bool recording_softmax_ = false;  // and whether that lesson draws it as an online softmax
 };
 
 // The columns an array is drawn in: its elements, or N for one of K rows of N ([2][N], [8][N]).
