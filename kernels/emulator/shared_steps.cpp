@@ -106,6 +106,12 @@ void begin_launch(const char* kernel, unsigned threads_per_block) {
 
 namespace {
 
+// Whether recording is on and the running block is the one recorded.
+bool in_recorded_block() {
+  const State& s = state();
+  return s.on && detail::current_block != nullptr && detail::current_block->linear == s.block;
+}
+
 // The recorded block's trace, begun at its first shared access or warp operation in this launch;
 // nullptr when no more launches are recorded.
 Trace* trace_here() {
@@ -125,7 +131,7 @@ Trace* trace_here() {
 
 void note(std::uintptr_t address, std::size_t size, bool write) {
   State& s = state();
-  if (!s.on || detail::current_block == nullptr || detail::current_block->linear != s.block) return;
+  if (!in_recorded_block()) return;
   if (trace_here() == nullptr || here->accesses.size() >= s.max_accesses) return;
   const shared::Window& w = *shared::current_window;
   const shared::Array* array = shared::find(w, address, size);
@@ -145,7 +151,7 @@ void note(std::uintptr_t address, std::size_t size, bool write) {
 
 void exchanged(unsigned warp, const std::uint64_t* slots, unsigned lanes) {
   State& s = state();
-  if (!s.on || detail::current_block == nullptr || detail::current_block->linear != s.block) return;
+  if (!in_recorded_block()) return;
   if (trace_here() == nullptr || here->exchanges.size() >= s.max_accesses) return;
   WarpExchange& e = here->exchanges.emplace_back();
   e.warp = warp, e.lanes = lanes;
