@@ -29,5 +29,8 @@ void shared_tile(std::span<const float> a, std::span<float> b, std::size_t rows,
 void padded_tile(std::span<const float> a, std::span<float> b, std::size_t rows, std::size_t cols);
 // The padded tile with 32 x 8 threads, each moving 4 elements: fewer threads, more bytes in flight each.
 void padded_rows(std::span<const float> a, std::span<float> b, std::size_t rows, std::size_t cols);
+// The copy bandwidth at any shape: b written in whole 32-byte sectors, blocks in order down a's
+// columns, tiles of 64 or 128 rows in a 1-D grid; a single row or column copied four floats at a time.
+void whole_sectors(std::span<const float> a, std::span<float> b, std::size_t rows, std::size_t cols);
 
 }  // namespace gpulab::transpose

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/array_runs.hpp"
+#include "common/peaks.hpp"
+#include "common/results.hpp"
 #include "common/rows_by_cols.hpp"
 #include "transpose/transpose.hpp"
 
@@ -37,14 +40,27 @@ ArrayFunction tiles(TileLauncher f) {
 // Square matrices by --n; any rows x cols by --shape.
 Problem problem_of(std::int64_t n) { return {n, {{"rows", n}, {"cols", n}}}; }
 
+// The first four rungs' grids are 2-D, and CUDA allows at most 65,535 blocks down one: rows_a_block
+// rows of a each (naive's 256 threads: 8).
+SkipRule grid_fits(std::int64_t rows_a_block) {
+  return unless_applies([rows_a_block](const Problem& p) -> std::optional<std::string> {
+    const std::int64_t rows = p.dim("rows", p.n);
+    if (rows <= 65535 * rows_a_block) return std::nullopt;
+    return "its 2-D grid would need more than 65,535 blocks down (" + std::to_string(rows) +
+           " rows); whole_sectors' 1-D grid takes any shape";
+  });
+}
+
 Problem rectangle(std::int64_t rows, std::int64_t cols) {
   return {std::max<std::int64_t>(rows, cols), {{"rows", rows}, {"cols", cols}}};
 }
 
-// "ROWSxCOLS", e.g. 4096x1000.
+// "ROWSxCOLS", e.g. 4096x1000 or 1x67108864 (a row: the transpose is a copy).
 Problem parse_shape(const std::string& text) {
-  const auto shape = parse_rows_by_cols(text, 1, 65536);
-  if (!shape) throw std::invalid_argument("expected ROWSxCOLS, each 1 to 65536");
+  const auto shape = parse_rows_by_cols(text, 1, std::int64_t{1} << 32);
+  if (!shape || shape->first * shape->second > (std::int64_t{1} << 32)) {
+    throw std::invalid_argument("expected ROWSxCOLS, each at least 1, at most 2^32 elements");
+  }
   return rectangle(shape->first, shape->second);
 }
 
@@ -60,6 +76,32 @@ Counts counts_of(const Problem& p) {
 Footprint footprint_of(const Problem& p) {
   const double elements = static_cast<double>(rows_of(p)) * static_cast<double>(cols_of(p));
   return {24 * elements, 8 * elements};  // a, b, their pinned copies, the float64 reference
+}
+
+// After a GPU run, the ceiling at each shape: a copy of the same bytes, timed as the kernels are —
+// a matrix of 100 MB is copied at less than the 1.07 GB copy's rate the "% copy" column divides by.
+std::vector<std::string> copy_at_each_shape(const std::vector<Result>& results) {
+  std::vector<std::string> notes;
+  std::vector<const Result*> fastest;  // the fastest passing GPU row of each shape, in the table's order
+  for (const Result& r : results) {
+    if (r.backend != Backend::gpu || r.status != Status::passed || !r.kernel) continue;
+    auto same = std::find_if(fastest.begin(), fastest.end(),
+                             [&](const Result* f) { return dims_text(f->problem) == dims_text(r.problem); });
+    if (same == fastest.end()) {
+      fastest.push_back(&r);
+    } else if (r.kernel->median < (*same)->kernel->median) {
+      *same = &r;
+    }
+  }
+  for (const Result* r : fastest) {
+    const std::size_t bytes = 4 * rows_of(r->problem) * cols_of(r->problem);
+    const auto copy_gbps = measured_copy_gbps(bytes);
+    if (!copy_gbps) break;
+    notes.push_back(fmt::format("{}: a copy of the same bytes moves {:.0f} GB/s ({:.3g} µs); {} {:.1f} % of it",
+                                dims_text(r->problem), *copy_gbps, 2e-3 * static_cast<double>(bytes) / *copy_gbps,
+                                r->variant, 100 * r->gbps / *copy_gbps));
+  }
+  return notes;
 }
 
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
@@ -78,25 +120,28 @@ Lesson make_lesson() {
   l.name = "transpose";
   l.title = "Transpose";
   l.summary =
-      "b = transpose(a): coalesced reads and writes through a shared-memory tile, and the bank conflicts a padding "
-      "column removes";
+      "b = transpose(a): coalesced reads and writes through a shared-memory tile, the bank conflicts a padding "
+      "column removes, and whole 32-byte sectors at any shape";
   l.text_file = "docs/lessons/12-transpose.md";
   l.sources = {"kernels/transpose/transpose.cu", "kernels/transpose"};
   l.size_help = "rows = columns of the square matrix (--shape ROWSxCOLS for others)";
   l.default_n = 4096;
   l.max_n = 32768;
   for (int p = 5; p <= 14; ++p) l.sweep.push_back(std::int64_t{1} << p);  // 32 ... 16384
-  // Empty, one element, under and over a tile, wide and tall, a single row, no multiple of a tile
-  // or a warp on either side.
-  l.test_problems = {rectangle(0, 7),      rectangle(7, 0),      rectangle(1, 1),   rectangle(31, 31),
-                     rectangle(33, 33),    rectangle(100, 3),    rectangle(3, 100), rectangle(1, 500),
-                     rectangle(129, 1025), rectangle(1000, 1000)};
+  // Empty, one element, under and over a tile, wide and tall, a single row or column (of a length
+  // no multiple of 4), no multiple of a tile or a warp on either side, rows a multiple of a sector
+  // (8) and not, fewer rows than whole_sectors' 7 extra ones, more than its 128-row tile.
+  l.test_problems = {rectangle(0, 7),    rectangle(7, 0),      rectangle(1, 1),   rectangle(31, 31),
+                     rectangle(33, 33),  rectangle(100, 3),    rectangle(3, 100), rectangle(1, 500),
+                     rectangle(501, 1),  rectangle(5, 77),     rectangle(24, 40), rectangle(129, 1025),
+                     rectangle(264, 65), rectangle(1000, 1000)};
   l.problem = problem_of;
   l.parse_shape = parse_shape;
   l.shape_help = "ROWSxCOLS, e.g. 4096x1000";
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
+  l.summary_notes = copy_at_each_shape;
   l.variants = {
       {"cpu_naive",
        "One CPU thread in a's order: reads consecutive, writes a row of b apart",
@@ -107,24 +152,36 @@ Lesson make_lesson() {
       {"cpu_threads",
        "Every CPU core (OpenMP), the tiles split between them",
        {{Backend::cpu, cpu("cpu_threads", tr::cpu_threads)}}},
-      {"naive", "A thread per element: reads coalesced, each warp's writes 32 sectors apart",
+      {"naive",
+       "A thread per element: reads coalesced, each warp's writes 32 sectors apart",
        kernel_backends("naive", kExact,
                        [](const Inputs& in, std::span<float> out, const Launch& launch) {
                          tr::naive(in[0], out, launch.shape[0], launch.shape[1], launch.block);
-                       })},
+                       }),
+       {},
+       false,
+       {grid_fits(8)}},
       {"shared_tile",
        "A 32 x 32 tile through shared memory: both sides coalesced, 32-way bank conflicts",
        kernel_backends("shared_tile", kExact, tiles(tr::shared_tile)),
        {},
-       true},
+       true,
+       {grid_fits(32)}},
       {"padded_tile",
        "The tile one column wider (32 x 33): no bank conflicts",
        kernel_backends("padded_tile", kExact, tiles(tr::padded_tile)),
        {},
-       true},
+       true,
+       {grid_fits(32)}},
       {"padded_rows",
        "The padded tile with 32 x 8 threads, 4 elements each",
        kernel_backends("padded_rows", kExact, tiles(tr::padded_rows)),
+       {},
+       true,
+       {grid_fits(32)}},
+      {"whole_sectors",
+       "b written in whole 32-byte sectors at any shape, blocks down a's columns, 64 or 128-row tiles",
+       kernel_backends("whole_sectors", kExact, tiles(tr::whole_sectors)),
        {},
        true},
   };

@@ -13,4 +13,6 @@ std::unique_ptr<PhaseClock> make_gpu_clock() {
 
 std::optional<Peaks> measured_peaks() { return std::nullopt; }
 
+std::optional<double> measured_copy_gbps(std::size_t) { return std::nullopt; }
+
 }  // namespace gpulab

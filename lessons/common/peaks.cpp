@@ -14,12 +14,9 @@ namespace gpulab {
 
 namespace {
 
-// A copy large enough to leave every cache far behind (1 GiB, as the reference numbers use), or
-// less on a GPU with little free memory; timed as the kernels are (GpuClock), its start event held
+// A device-to-device copy of `bytes`, timed as the kernels are (GpuClock): its start event held
 // until the copy is queued behind it.
-Peaks measure_copy() {
-  const std::size_t free = device_free_memory();
-  const std::size_t bytes = std::max<std::size_t>(std::min<std::size_t>(std::size_t{1} << 30, free / 4), 1 << 20);
+double measure_copy(std::size_t bytes) {
   gpu::DeviceBuffer<unsigned char> src(bytes, "copy source"), dst(bytes, "copy destination");
   src.fill_bytes(1);
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -27,7 +24,7 @@ Peaks measure_copy() {
   GPULAB_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<double> gbps;
   gpu::StreamHold hold;
-  for (int i = 0; i < 13; ++i) {
+  for (int i = 0; i < 23; ++i) {
     hold.hold(100000);
     GPULAB_CUDA_CHECK(cudaEventRecord(start));
     GPULAB_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice));
@@ -40,7 +37,15 @@ Peaks measure_copy() {
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  return {summarize(gbps).median, static_cast<double>(bytes)};
+  return summarize(gbps).median;
+}
+
+// A copy large enough to leave every cache far behind (1 GiB, as the reference numbers use), or
+// less on a GPU with little free memory.
+Peaks measure_large_copy() {
+  const std::size_t free = device_free_memory();
+  const std::size_t bytes = std::max<std::size_t>(std::min<std::size_t>(std::size_t{1} << 30, free / 4), 1 << 20);
+  return {measure_copy(bytes), static_cast<double>(bytes)};
 }
 
 }  // namespace
@@ -48,11 +53,16 @@ Peaks measure_copy() {
 std::optional<Peaks> measured_peaks() {
   static const std::optional<Peaks> peaks = []() -> std::optional<Peaks> {
     if (!device_info().available) return std::nullopt;
-    Peaks p = measure_copy();
+    Peaks p = measure_large_copy();
     p.fp32_gflops = gpu::measure_fp32_gflops();
     return p;
   }();
   return peaks;
+}
+
+std::optional<double> measured_copy_gbps(std::size_t bytes) {
+  if (!device_info().available || bytes == 0) return std::nullopt;
+  return measure_copy(bytes);
 }
 
 }  // namespace gpulab

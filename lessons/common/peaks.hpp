@@ -1,6 +1,7 @@
 #pragma once
 // The device's ceilings, measured once per process on the machine at hand, so that every GPU row
 // can say how close it came ("% of measured peak") instead of quoting a datasheet.
+#include <cstddef>
 #include <optional>
 
 namespace gpulab {
@@ -13,5 +14,11 @@ struct Peaks {
 
 // Measures once (the first call) and returns the cached answer; nullopt without a GPU.
 std::optional<Peaks> measured_peaks();
+
+// A copy of `bytes` (device to device), timed as the kernels are: the median of 20 after 3
+// warm-ups, in bytes read + written per second / 1e9 — the ceiling of a kernel that reads and
+// writes that many bytes once, which a small copy reaches less of than measured_peaks' large one.
+// Measured at each call; nullopt without a GPU.
+std::optional<double> measured_copy_gbps(std::size_t bytes);
 
 }  // namespace gpulab
