@@ -1,7 +1,7 @@
 #pragma once
-// Four floats at a time at the edges of a matrix: lesson 05's float4 kernels (matmul.cu) load
-// and store whole float4s inside the matrices and fall back to single floats, with zeros, where a
-// row ends or does not start on 16 bytes.
+// Four floats at a time at the edges of a matrix: lesson 05's float4 kernels (vectorised.cu,
+// warp_tiled.cu, pipelined.cu) load and store whole float4s inside the matrices and fall back to
+// single floats, with zeros, where a row ends or does not start on 16 bytes.
 #include <cuda_runtime.h>
 
 // In namespace gpulab (not a build's own, as warp_tile.cuh): inline __device__ functions, compiled

@@ -23,6 +23,17 @@ const char* cpu_blocked_isa();
 }  // namespace gpulab::matmul
 
 // The GPU launchers: spans of device memory, queued on the device the thread chose (common/backend.hpp).
+// The ladder, a rung a file, each one idea over the one before:
+//   naive.cu         one thread per element of C; a warp walks down a column of C
+//   coalesced.cu     the same, but a warp walks along a row of C: B and C accesses coalesce
+//   shared_tiles.cu  32 × 32 tiles of A and B staged in shared memory, each read 32 times there
+//   register_1d.cu   each thread computes 8 elements of a column: a B value in a register is reused 8 times
+//   register_2d.cu   each thread computes an 8 × 8 block: 16 shared loads feed 64 multiply-adds
+//   vectorised.cu    float4 loads from global and shared memory; A stored transposed in shared memory
+//   warp_tiled.cu    warp-shaped tiles without bank conflicts, larger tiles, double buffering, split-K
+//   pipelined.cu     the same tiles fed by asynchronous copies, three k-steps in flight
+// What they share: matmul_shared.cuh. Every kernel takes any m, n and k: tiles that stick out of
+// the matrices load zeros and store nothing. Run them: lesson05_matmul --variant all --n 2048
 namespace gpulab::matmul {
 
 // memory, row-major: C (m × n) = A (m × k) · B (k × n). Any m, n, k >= 0.

@@ -77,7 +77,10 @@ Lesson make_lesson() {
       "SGEMM from one thread per element to warp tiles, double buffering and a cp.async pipeline, against cuBLAS "
       "and OpenBLAS";
   l.text_file = "docs/lessons/05-matmul.md";
-  l.sources = {"kernels/matmul/matmul.cu", "kernels/matmul"};
+  // The ladder's files in its order, then the rest of the folder.
+  l.sources = {"kernels/matmul/naive.cu",       "kernels/matmul/coalesced.cu",   "kernels/matmul/shared_tiles.cu",
+               "kernels/matmul/register_1d.cu", "kernels/matmul/register_2d.cu", "kernels/matmul/vectorised.cu",
+               "kernels/matmul/warp_tiled.cu",  "kernels/matmul/pipelined.cu",   "kernels/matmul"};
   l.default_n = 1024;
   l.sweep = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
   use_product_sizes(l, "matmul");
