@@ -27,6 +27,8 @@ add_library(gpulab_emulator STATIC
   ${gpulab_kernels}/emulator/memory_counter.cpp
   ${gpulab_kernels}/emulator/ptx.cpp
   ${gpulab_kernels}/emulator/runtime_api.cpp
+  ${gpulab_kernels}/emulator/runtime_memory.cpp
+  ${gpulab_kernels}/emulator/runtime_streams.cpp
   ${gpulab_kernels}/emulator/sanitizer_hooks.cpp
   ${gpulab_kernels}/emulator/scheduler.cpp
   ${gpulab_kernels}/emulator/shared_memory.cpp
@@ -47,7 +49,8 @@ target_compile_options(gpulab_emulator PRIVATE -ftls-model=initial-exec)
 gpulab_warnings(gpulab_emulator)
 
 # The source rewrite every CUDA file goes through before it is compiled (emulator/rewrite.hpp).
-add_library(gpulab_rewrite STATIC ${gpulab_kernels}/emulator/rewrite.cpp ${gpulab_kernels}/emulator/header_mirror.cpp)
+add_library(gpulab_rewrite STATIC ${gpulab_kernels}/emulator/rewrite.cpp ${gpulab_kernels}/emulator/rewrite_scan.cpp
+            ${gpulab_kernels}/emulator/launcher_dispatch.cpp ${gpulab_kernels}/emulator/header_mirror.cpp)
 target_include_directories(gpulab_rewrite PUBLIC ${gpulab_kernels})
 target_compile_features(gpulab_rewrite PUBLIC cxx_std_20)
 gpulab_warnings(gpulab_rewrite)

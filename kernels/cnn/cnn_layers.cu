@@ -12,7 +12,7 @@
 //                              the share's images, then conv_grad_shares_kernel adds the shares
 //                              (a warp per total)
 //   conv_data_grad_kernel      one input each: the transposed convolution
-//   adam_kernel                one parameter each
+//   (Adam, the optimiser: cnn_adam.cu)
 //
 // Each kernel is written once for both steps: its activations and their gradients stored as T —
 // float in the FP32 step, __half in the mixed-precision one (cnn_mixed.cu) — and every sum in
@@ -234,46 +234,6 @@ __global__ void conv_data_grad_kernel(const T* w, const T* dz, T* dx, int batch,
   dx[e] = stored_as<T>(sum);
 }
 
-// [snippet:cnn_loss_scale_update]
-// The loss scale after a step (the mixed step's, by one thread): a step whose gradients
-// overflowed (state[0]) halves it and starts the count again; `interval` good steps in a row
-// (state[1]) double it.
-__device__ void update_loss_scale(float* scale, int* state, const LossScaling& scaling) {
-  if (state[0] != 0) {
-    *scale *= scaling.backoff;
-    state[1] = 0;
-  } else if (++state[1] == scaling.interval) {
-    *scale *= scaling.growth;
-    state[1] = 0;
-  }
-}
-// [/snippet]
-
-// [snippet:cnn_adam]
-// One thread per parameter: the moments follow g and g², are corrected for starting at 0
-// (c1 = 1 − β1ᵗ, c2 = 1 − β2ᵗ), and the parameter moves by rate · m̂ / (√v̂ + ε).
-// The mixed step's Adam (mixed.state not null) also skips a step whose gradients overflowed,
-// updates the loss scale (thread 0), and writes each moved parameter's FP16 copy, which the next
-// step's layers read.
-__global__ void adam_kernel(float* params, const float* grads, float* m, float* v, std::size_t count, float rate,
-                            float beta1, float beta2, float epsilon, float c1, float c2, MixedAdam mixed) {
-  const std::size_t e = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (mixed.state != nullptr) {
-    if (e == 0) update_loss_scale(mixed.scale, mixed.state, mixed.scaling);  // reads state[0], writes state[1]
-    if (mixed.state[0] != 0) return;                                         // nothing moves
-  }
-  if (e >= count) return;
-  const float g = grads[e];
-  const float mean = beta1 * m[e] + (1.0f - beta1) * g;
-  const float square = beta2 * v[e] + (1.0f - beta2) * g * g;
-  m[e] = mean;
-  v[e] = square;
-  const float moved = params[e] - rate * (mean / c1) / (sqrtf(square / c2) + epsilon);
-  params[e] = moved;
-  if (mixed.fp16_copy != nullptr) kernel_view(mixed.fp16_copy)[e] = __float2half_rn(moved);
-}
-// [/snippet]
-
 // ---------------------------------------------------------------- launchers
 // Each written once as a template on the storage; the public ones below take floats, or FP16 as
 // its bit patterns (cnn_gpu.hpp).
@@ -451,14 +411,6 @@ void max_pool2_relu_backward(const float* dy, const int* at, const float* pooled
 void conv3x3_backward(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx, float* scratch,
                       int batch, int channels, int filters, int side, void* stream) {
   launch_conv_backward(x, w, dz, dw, db, dx, scratch, batch, channels, filters, side, stream);
-}
-
-void adam(float* params, const float* grads, float* m, float* v, std::size_t count, float rate, float beta1,
-          float beta2, float epsilon, float c1, float c2, const MixedAdam& mixed, void* stream) {
-  if (count == 0) return;
-  adam_kernel<<<blocks_for(count, kBlock), kBlock, 0, as_stream(stream)>>>(params, grads, m, v, count, rate, beta1,
-                                                                           beta2, epsilon, c1, c2, mixed);
-  check_launch("adam_kernel", blocks_for(count, kBlock), kBlock);
 }
 
 // ---- FP16 storage (the mixed step), as bit patterns
