@@ -161,8 +161,6 @@ void check_sizes(std::span<const float> a, std::span<float> b, std::size_t rows,
 // skips taller matrices for these rungs).
 dim3 tiles(std::size_t rows, std::size_t cols) { return dim3(blocks_for(cols, kTile), blocks_for(rows, kTile)); }
 
-bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 template <int kRows, int kPad>
 void launch_whole_sectors(const float* a, float* b, std::size_t rows, std::size_t cols) {
   const dim3 grid(blocks_for(cols, kTile) * blocks_for(rows + kPad, kRows));
@@ -210,7 +208,7 @@ void padded_rows(std::span<const float> a, std::span<float> b, std::size_t rows,
 void whole_sectors(std::span<const float> a, std::span<float> b, std::size_t rows, std::size_t cols) {
   check_sizes(a, b, rows, cols);
   if (b.empty()) return;
-  if ((rows == 1 || cols == 1) && aligned_16(a.data()) && aligned_16(b.data())) {
+  if ((rows == 1 || cols == 1) && aligned16(a.data(), b.data())) {
     const dim3 grid(blocks_for(b.size() / 4 + 1, 256)), block(256);
     transpose_vector<<<grid, block>>>(a.data(), b.data(), b.size());
     check_launch("transpose_vector", grid, block);
