@@ -121,6 +121,7 @@ struct Precision {
   bool per_block;
 };
 const Precision kFp32{"FP32", layered_step, 1e-5, 1e-5, 1e-5, false};
+const Precision kImplicitGemm{"FP32, implicit GEMMs", implicit_gemm_step, 1e-5, 1e-5, 1e-5, false};
 const Precision kMixed{"mixed", mixed_step, 8.0 / 2048, 0.5, 8.0 / 2048, true};
 const Precision kTensorCores{"tensor cores", tensor_core_step, 8.0 / 2048, 0.5, 8.0 / 2048, true};
 const Precision kLibraries{"cuDNN and cuBLAS", library_step, 1e-5, 1e-5, 1e-5, false};
@@ -128,7 +129,7 @@ const Precision kLibraries{"cuDNN and cuBLAS", library_step, 1e-5, 1e-5, 1e-5, f
 // The steps this target runs: the one with NVIDIA's libraries on the GPU alone (the emulator runs
 // the tensor cores' through its <mma.h>).
 std::vector<Precision> precisions() {
-  std::vector<Precision> all{kFp32, kMixed, kTensorCores};
+  std::vector<Precision> all{kFp32, kImplicitGemm, kMixed, kTensorCores};
   if (kBackend == Backend::gpu) all.push_back(kLibraries);
   return all;
 }
@@ -140,10 +141,11 @@ TEST_CASE("a whole step's loss and gradients match the float64 CPU step, in FP32
   CAPTURE(seed);
   const Precision precision = GENERATE(from_range(precisions()));
   CAPTURE(precision.name);
-  // The seed's network at a small side; one filter and one hidden unit; odd widths; a batch of one.
-  const auto [net, batch] =
-      GENERATE(std::pair{Layout{8, 3, 16, 32, 128, 10}, 5}, std::pair{Layout{4, 1, 1, 1, 1, 2}, 3},
-               std::pair{Layout{12, 3, 5, 7, 9, 10}, 1}, std::pair{Layout{8, 2, 3, 4, 6, 3}, 0});
+  // The seed's network at a small side; one filter and one hidden unit; odd widths; a batch of one;
+  // a batch long enough for the linear layers' weight gradients to be split in slices (gemm_tiles).
+  const auto [net, batch] = GENERATE(std::pair{Layout{8, 3, 16, 32, 128, 10}, 5},
+                                     std::pair{Layout{4, 1, 1, 1, 1, 2}, 3}, std::pair{Layout{12, 3, 5, 7, 9, 10}, 1},
+                                     std::pair{Layout{8, 2, 3, 4, 6, 3}, 0}, std::pair{Layout{4, 2, 3, 4, 5, 3}, 260});
   CAPTURE(to_string(net), batch);
   const Images data = make_shapes(batch, net.side, seed);
   Images images = data;

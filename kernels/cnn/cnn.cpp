@@ -120,13 +120,14 @@ std::string layer_name(Layout::Block b) {
   return b >= 0 && b < Layout::blocks ? names[b / 2] : "?";
 }
 
-// Enough shares for about 512 blocks (4 a multiprocessor on an H100; each block one tile of 32
-// filters by 64 of the 9 · channels + 1 columns), but none under 128 positions (4 k-steps of 32),
+// Enough shares for about 2048 blocks (each one tile of 32 filters by 64 of the 9 · channels + 1
+// columns): an H100 runs 3 at once on each of its 132 multiprocessors, and with 5 or more rounds of
+// them the last, partly empty round costs little. But none under 128 positions (4 k-steps of 32),
 // where the block's set-up and its write-out would outweigh its sums.
-int tensor_core_shares(int batch, int side, int channels, int filters) {
+int implicit_gemm_shares(int batch, int side, int channels, int filters) {
   const long positions = long(batch) * side * side;
   const long tiles = long((filters + 31) / 32) * ((9 * channels + 1 + 63) / 64);
-  return static_cast<int>(std::clamp<long>(std::min((positions + 127) / 128, 512 / std::max(1L, tiles)), 1, 512));
+  return static_cast<int>(std::clamp<long>(std::min((positions + 127) / 128, 2048 / std::max(1L, tiles)), 1, 2048));
 }
 
 }  // namespace gpulab::cnn

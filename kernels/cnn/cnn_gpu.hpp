@@ -77,20 +77,49 @@ void mask_relu(float* g, const float* mask, std::size_t count, void* stream = nu
 void add_gradient_shares(const float* partial, float* dw, float* db, int channels, int filters, int shares,
                          void* stream = nullptr);
 
-// ---------------------------------------------------------------- the tensor cores (cnn_tensor_cores.cu)
-// The FP16 convolutions above, as implicit GEMMs on the tensor cores (GPU only): the same
-// arguments, and the same results to within the order of the sums (the first layer's images
-// rounded to FP16 as well).
-void conv3x3_relu_tensor_cores(const float* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y,
-                               int batch, int channels, int filters, int side, void* stream = nullptr);
-void conv3x3_relu_tensor_cores(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y,
-                               int batch, int channels, int filters, int side, void* stream = nullptr);
-void conv3x3_backward_tensor_cores(const float* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw,
-                                   float* db, std::uint16_t* dx, float* scratch, int batch, int channels, int filters,
-                                   int side, void* stream = nullptr);
-void conv3x3_backward_tensor_cores(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw,
-                                   float* db, std::uint16_t* dx, float* scratch, int batch, int channels, int filters,
-                                   int side, void* stream = nullptr);
+// ---------------------------------------------------------------- implicit GEMMs (cnn_implicit_gemm.cu)
+// The convolutions above as implicit GEMMs: the same arguments, and the same results to within the
+// order of the sums. FP32 arrays: FP32 products on the CUDA cores; FP16 ones: FP16 products on the
+// tensor cores (the first layer's images rounded to FP16 as well), every sum in FP32.
+void conv3x3_relu_implicit_gemm(const float* x, const float* w, const float* b, float* y, int batch, int channels,
+                                int filters, int side, void* stream = nullptr);
+void conv3x3_relu_implicit_gemm(const float* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y,
+                                int batch, int channels, int filters, int side, void* stream = nullptr);
+void conv3x3_relu_implicit_gemm(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b,
+                                std::uint16_t* y, int batch, int channels, int filters, int side,
+                                void* stream = nullptr);
+void conv3x3_backward_implicit_gemm(const float* x, const float* w, const float* dz, float* dw, float* db, float* dx,
+                                    float* scratch, int batch, int channels, int filters, int side,
+                                    void* stream = nullptr);
+void conv3x3_backward_implicit_gemm(const float* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw,
+                                    float* db, std::uint16_t* dx, float* scratch, int batch, int channels, int filters,
+                                    int side, void* stream = nullptr);
+void conv3x3_backward_implicit_gemm(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dz, float* dw,
+                                    float* db, std::uint16_t* dx, float* scratch, int batch, int channels, int filters,
+                                    int side, void* stream = nullptr);
+// The linear layers' GEMMs on the same tiles: C (m × n) = op(A) · op(B) as mlp::gemm_tiled takes it
+// (row-major; A stored k × m where ta, B stored n × k where tb), FP32 products on the CUDA cores or
+// FP16 ones on the tensor cores, sums in FP32. `splits` > 1 splits k: C then holds `splits`
+// products of m × n, one after the other, for the caller to add (gemm_tiles_splits: enough to
+// fill the GPU).
+void gemm_tiles(bool ta, bool tb, const float* a, const float* b, float* c, int m, int n, int k, void* stream = nullptr,
+                int splits = 1);
+void gemm_tiles(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k,
+                void* stream = nullptr, int splits = 1);
+void gemm_tiles(bool ta, bool tb, const std::uint16_t* a, const std::uint16_t* b, std::uint16_t* c, int m, int n, int k,
+                void* stream = nullptr, int splits = 1);
+int gemm_tiles_splits(int m, int n, int k);
+// The linear layers as `linear` and `linear_backward` above, their GEMMs on these tiles (the
+// backward pass's weight gradient with k split too, its slices in `scratch`: linear_scratch floats).
+void linear_on_tiles(const float* x, const float* w, const float* b, float* y, float* scratch, int batch, int in,
+                     int out, bool relu, void* stream = nullptr);
+void linear_on_tiles(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* b, std::uint16_t* y,
+                     float* scratch, int batch, int in, int out, bool relu, void* stream = nullptr);
+void linear_backward_on_tiles(const float* x, const float* w, const float* dy, float* dw, float* db, float* dx,
+                              const float* mask, float* scratch, int batch, int in, int out, void* stream = nullptr);
+void linear_backward_on_tiles(const std::uint16_t* x, const std::uint16_t* w, const std::uint16_t* dy, float* dw,
+                              float* db, std::uint16_t* dx, const std::uint16_t* mask, float* scratch, int batch,
+                              int in, int out, void* stream = nullptr);
 // ---------------------------------------------------------------- NVIDIA's libraries (cnn_library.cpp)
 // The FP32 layers above from cuDNN (the convolutions) and cuBLAS (the linear layers' GEMMs), for
 // the step that compares ours with them (GPU only): the same arguments, but no scratch for the
@@ -104,8 +133,8 @@ void linear_cublas(const float* x, const float* w, const float* b, float* y, flo
 void linear_backward_cublas(const float* x, const float* w, const float* dy, float* dw, float* db, float* dx,
                             const float* mask, int batch, int in, int out, void* stream = nullptr);
 
-// How many shares of the positions the tensor cores' weight gradient cuts (cnn.cpp).
-int tensor_core_shares(int batch, int side, int channels, int filters);
+// How many shares of the positions the implicit GEMMs' weight gradient cuts (cnn.cpp).
+int implicit_gemm_shares(int batch, int side, int channels, int filters);
 // What the mixed step adds to Adam: a step whose gradients overflowed (state[0], see below)
 // moves nothing; the loss scale is updated; each moved parameter's FP16 copy is written for the
 // next step's layers. All null in the FP32 step.
@@ -157,7 +186,11 @@ void layered_step(const Layout& net, std::span<float> params, std::span<float> m
 void mixed_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
                 std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
                 std::span<float> floats, std::span<int> ints, void* stream = nullptr);
-// The mixed step with its convolutions on the tensor cores (conv3x3_…_tensor_cores; GPU only).
+// The FP32 step with its convolutions as implicit GEMMs on the CUDA cores (conv3x3_…_implicit_gemm).
+void implicit_gemm_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                        std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                        std::span<float> floats, std::span<int> ints, void* stream = nullptr);
+// The mixed step with its convolutions as implicit GEMMs on the tensor cores (conv3x3_…_implicit_gemm).
 void tensor_core_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
                       std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
                       std::span<float> floats, std::span<int> ints, void* stream = nullptr);

@@ -133,16 +133,18 @@ void check_inputs(const Layout& net, std::span<const float> params, std::span<co
   }
 }
 
-// Whose layers the step runs: ours (a thread per output on the CUDA cores, or, FP16 only, the
-// convolutions as implicit GEMMs on the tensor cores), or, FP32 only, NVIDIA's libraries' (cuDNN's
-// convolutions, cuBLAS's GEMMs) for comparison. Pools, loss and Adam are ours in every step.
-enum class Layers { ours, tensor_cores, libraries };
+// Whose layers the step runs: ours (a thread per output on the CUDA cores, or every layer's
+// product on the implicit GEMMs' tiles: the convolutions as implicit GEMMs, the linear layers'
+// GEMMs — on the CUDA cores in FP32, on the tensor cores in FP16), or, FP32 only, NVIDIA's
+// libraries' (cuDNN's convolutions, cuBLAS's GEMMs) for comparison. Pools, loss and Adam are ours
+// in every step.
+enum class Layers { ours, implicit_gemm, libraries };
 
 template <Layers kLayers, typename In, typename T>
 void convolution(const In* x, const T* w, const T* b, T* y, int batch, int channels, int filters, int side,
                  void* stream) {
-  if constexpr (kLayers == Layers::tensor_cores) {
-    conv3x3_relu_tensor_cores(x, w, b, y, batch, channels, filters, side, stream);
+  if constexpr (kLayers == Layers::implicit_gemm) {
+    conv3x3_relu_implicit_gemm(x, w, b, y, batch, channels, filters, side, stream);
   } else if constexpr (kLayers == Layers::libraries) {
     conv3x3_relu_cudnn(x, w, b, y, batch, channels, filters, side, stream);
   } else {
@@ -153,8 +155,8 @@ void convolution(const In* x, const T* w, const T* b, T* y, int batch, int chann
 template <Layers kLayers, typename In, typename T>
 void convolution_backward(const In* x, const T* w, const T* dz, float* dw, float* db, T* dx, float* scratch, int batch,
                           int channels, int filters, int side, void* stream) {
-  if constexpr (kLayers == Layers::tensor_cores) {
-    conv3x3_backward_tensor_cores(x, w, dz, dw, db, dx, scratch, batch, channels, filters, side, stream);
+  if constexpr (kLayers == Layers::implicit_gemm) {
+    conv3x3_backward_implicit_gemm(x, w, dz, dw, db, dx, scratch, batch, channels, filters, side, stream);
   } else if constexpr (kLayers == Layers::libraries) {
     conv3x3_backward_cudnn(x, w, dz, dw, db, dx, batch, channels, filters, side, stream);
   } else {
@@ -167,16 +169,20 @@ void dense(const T* x, const T* w, const T* b, T* y, float* scratch, int batch, 
            void* stream) {
   if constexpr (kLayers == Layers::libraries) {
     linear_cublas(x, w, b, y, scratch, batch, in, out, relu, stream);
+  } else if constexpr (kLayers == Layers::implicit_gemm) {
+    linear_on_tiles(x, w, b, y, scratch, batch, in, out, relu, stream);
   } else {
     linear(x, w, b, y, scratch, batch, in, out, relu, stream);
   }
 }
 
 template <Layers kLayers, typename T>
-void dense_backward(const T* x, const T* w, const T* dy, float* dw, float* db, T* dx, const T* mask, int batch, int in,
-                    int out, void* stream) {
+void dense_backward(const T* x, const T* w, const T* dy, float* dw, float* db, T* dx, const T* mask, float* scratch,
+                    int batch, int in, int out, void* stream) {
   if constexpr (kLayers == Layers::libraries) {
     linear_backward_cublas(x, w, dy, dw, db, dx, mask, batch, in, out, stream);
+  } else if constexpr (kLayers == Layers::implicit_gemm) {
+    linear_backward_on_tiles(x, w, dy, dw, db, dx, mask, scratch, batch, in, out, stream);
   } else {
     linear_backward(x, w, dy, dw, db, dx, mask, batch, in, out, stream);
   }
@@ -237,9 +243,9 @@ void step(const Layout& net, std::span<float> params, std::span<float> m, std::s
   softmax_cross_entropy(s.out, labels.data(), s.d_out, s.loss, scale, batch, net.classes, stream);
   // Backward, from the loss to the first layer; each ReLU's mask is its own output.
   dense_backward<kLayers>(s.h, p + net.offset(L::w4), s.d_out, g + net.offset(L::w4), g + net.offset(L::b4), s.d_h, s.h,
-                          batch, net.hidden, net.classes, stream);
+                          s.scratch, batch, net.hidden, net.classes, stream);
   dense_backward<kLayers>(s.p2, p + net.offset(L::w3), s.d_h, g + net.offset(L::w3), g + net.offset(L::b3), s.d_p2,
-                          static_cast<const T*>(nullptr), batch, net.features(), net.hidden, stream);
+                          static_cast<const T*>(nullptr), s.scratch, batch, net.features(), net.hidden, stream);
   max_pool2_relu_backward(s.d_p2, s.at2, s.p2, s.d_r2, batch * net.c2, net.side1(), stream);
   convolution_backward<kLayers>(s.p1, p + net.offset(L::w2), s.d_r2, g + net.offset(L::w2), g + net.offset(L::b2),
                                 s.d_p1, s.scratch, batch, net.c1, net.c2, net.side1(), stream);
@@ -285,10 +291,16 @@ void mixed_step(const Layout& net, std::span<float> params, std::span<float> m, 
   step<std::uint16_t>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
 }
 
+void implicit_gemm_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
+                        std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
+                        std::span<float> floats, std::span<int> ints, void* stream) {
+  step<float, Layers::implicit_gemm>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
+}
+
 void tensor_core_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,
                       std::span<const float> x, std::span<const int> labels, int batch, int t, const Adam& adam,
                       std::span<float> floats, std::span<int> ints, void* stream) {
-  step<std::uint16_t, Layers::tensor_cores>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
+  step<std::uint16_t, Layers::implicit_gemm>(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream);
 }
 
 void library_step(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v,

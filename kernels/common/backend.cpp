@@ -2,6 +2,8 @@
 
 namespace gpulab {
 
+const bool kGpuBuilt = GPULAB_HAVE_CUDA;
+
 namespace {
 
 thread_local Backend active = kGpuBuilt ? Backend::gpu : Backend::emulated;

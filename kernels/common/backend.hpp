@@ -18,8 +18,10 @@ inline constexpr Backend kAllBackends[] = {Backend::cpu, Backend::gpu, Backend::
 std::string_view to_string(Backend backend);
 std::optional<Backend> parse_backend(std::string_view name);
 
-// Whether this build has the GPU backend (built with the CUDA toolkit).
-inline constexpr bool kGpuBuilt = GPULAB_HAVE_CUDA;
+// Whether this build has the GPU backend (built with the CUDA toolkit). Defined in backend.cpp, not
+// here: a header that said GPULAB_HAVE_CUDA would make every file that includes it differ between
+// the default build and the emulated-only one, and ccache could then share none of them.
+extern const bool kGpuBuilt;
 
 // The device backend launchers run on in this thread: gpu or emulated. Until a UseDevice says
 // otherwise, the GPU where it is built, else the emulator.

@@ -159,6 +159,11 @@ Lesson make_lesson() {
        step_backends("layered", cnn::layered_step, cnn::kFp32Bounds)},
       {"graph", "layered, captured once in a CUDA graph and replayed: one launch for the 24 kernels",
        graph_backends("graph", cnn::layered_step, cnn::kFp32Bounds)},
+      {"implicit_gemm",
+       "graph with its convolutions as implicit GEMMs: the im2col matrix gathered piece by piece into shared "
+       "memory, each thread summing 2 × 4 outputs in registers, FP32 throughout (tensor_cores' kernels on the "
+       "CUDA cores); emulated, without the graph",
+       graph_on_gpu("implicit_gemm", cnn::implicit_gemm_step, cnn::kFp32Bounds)},
       {"mixed",
        "The same kernels on FP16 activations and an FP16 copy of the weights, every sum in float; the loss scaled "
        "and the step skipped where a gradient overflows (PyTorch's GradScaler)",

@@ -35,6 +35,7 @@ struct TrainingStep {
   bool loss_scaled;
 };
 inline constexpr TrainingStep kTrainingSteps[] = {{"layered", layered_step, false},
+                                                  {"implicit_gemm", implicit_gemm_step, false},
                                                   {"mixed", mixed_step, true},
                                                   {"tensor_cores", tensor_core_step, true},
                                                   {"cudnn", library_step, false}};

@@ -45,7 +45,7 @@ std::string training_report(const std::string& dataset, const std::string& varia
                                     [&](const TrainingStep& s) { return variant == s.name; });
     if (named == std::end(kTrainingSteps)) {
       throw std::invalid_argument(
-          "lesson 16 trains with 'layered', 'mixed', 'tensor_cores' or 'cudnn' (GPU) on this backend");
+          "lesson 16 trains with 'layered', 'implicit_gemm', 'mixed', 'tensor_cores' or 'cudnn' (GPU) on this backend");
     }
     step = &*named;
   }
