@@ -1,20 +1,11 @@
 // The CUDA runtime API on the emulator (see runtime_api.hpp).
 #include "emulator/runtime_api.hpp"
 
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <new>
-#include <set>
 #include <string>
-#include <thread>
 
 #include "emulator/checker.hpp"
 #include "emulator/device.hpp"
