@@ -434,17 +434,20 @@ void on_fault(int signal, siginfo_t* info, void* context) {
   detail::abandon();
 }
 
+// Made sure of at every launch, not once: whatever ran since the last may have put its own handler
+// back (Catch2 sets and restores one around each test case, which left a test case's wild pointer
+// a real SIGSEGV where an earlier one had installed ours). Ours hands faults that are not a
+// kernel's to the handler it found. (Called with the worker pool's lock held: one at a time.)
 void install_fault_handler() {
-  static const bool installed = [] {
-    struct sigaction action {};
-    action.sa_sigaction = on_fault;
-    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGSEGV, &action, &previous_actions[0]);
-    sigaction(SIGBUS, &action, &previous_actions[1]);
-    return true;
-  }();
-  (void)installed;
+  struct sigaction current {};
+  sigaction(SIGSEGV, nullptr, &current);
+  if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == on_fault) return;
+  struct sigaction action {};
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, &previous_actions[0]);
+  sigaction(SIGBUS, &action, &previous_actions[1]);
 }
 
 // Each worker handles signals on a stack of its own (a kernel's own stack may be what overflowed).
@@ -592,7 +595,6 @@ class WorkerPool {
     unsigned n = std::thread::hardware_concurrency();
     if (const char* env = std::getenv("GPULAB_EMU_THREADS")) n = static_cast<unsigned>(std::atoi(env));
     n = std::max(1u, n);
-    install_fault_handler();
     for (unsigned i = 0; i < n; ++i) {
       threads_.emplace_back([this] {
         give_signal_stack();
@@ -612,6 +614,7 @@ class WorkerPool {
 
   void run(std::size_t jobs, const std::function<void(std::size_t)>& job) {
     std::unique_lock lock(mutex_);
+    install_fault_handler();
     job_ = &job;
     jobs_ = jobs;
     next_ = 0;
