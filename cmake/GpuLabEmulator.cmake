@@ -22,6 +22,7 @@ add_library(gpulab_emulator STATIC
   ${gpulab_kernels}/common/launch_description.cpp
   ${gpulab_kernels}/emulator/checker.cpp
   ${gpulab_kernels}/emulator/device_assert.cpp
+  ${gpulab_kernels}/emulator/global_records.cpp
   ${gpulab_kernels}/emulator/launch.cpp
   ${gpulab_kernels}/emulator/memory.cpp
   ${gpulab_kernels}/emulator/memory_counter.cpp

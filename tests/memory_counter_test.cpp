@@ -82,6 +82,18 @@ TEST_CASE("a float4 load is one 16-byte request a warp: 16 sectors, none wasted"
   CHECK(ld.efficiency() == Approx(1.0));
 }
 
+TEST_CASE("cp.async's 16-byte copies count by pairs of lanes, as Nsight Compute counts them", "[memory]") {
+  // An H200 counted 4, 4, 4, 4, 5, 4, 4, 5 sectors for the 8 blocks (issue 42's probe): lanes 0-1
+  // and 16-17 copy 32 contiguous bytes each, one unit wherever they sit against the sectors, two
+  // where they cross a 128-byte line (blocks 4 and 7); lanes 2 and 18 one each. Sectors of the
+  // same 96 bytes read by ordinary loads: 3 or 4.
+  Buffer<float> in = filled(64), out(32 * 4 * 8, "out");
+  const emulated::KernelTraffic k = counted([&] { mp::async_pieces(in.span(), out.span()); });
+  const emulated::Traffic& ld = k.of(MemoryKind::global_load);
+  CHECK(ld.requests == 8);
+  CHECK(ld.units == 4 * 6 + 5 * 2);
+}
+
 TEST_CASE("shared memory: lanes a stride of 2 words apart conflict 2-way; 33 apart, not at all", "[memory]") {
   Buffer<float> out(256, "out");
   for (const auto& [stride, wavefronts] :

@@ -5,15 +5,14 @@
 //   granule's 4 bytes it touched (so it is never 0; kHostWriter is launch 0, all bytes).
 // and its `sync` word: the block's barrier count then (high half), the warp's __syncwarp count
 // (low half); bit 63 of a reader's marks several readers in one barrier interval.
-// A GlobalCell (16 bytes for 4 of device memory) packs them tighter. Its `writer`: bits 48-63 the
-// writing instruction's number (pc_id), 38-47 the launch's tag (1 to 1023: the launch number's
-// remainder by 1023, plus 1; when the tags come round, every buffer's records of earlier launches
-// are cleared: forget_launch_tags), 14-37 the block's number's low 24 bits, 0-13 as above; its
-// `sync` word is the barrier count's low 20 bits and the __syncwarp count's low 12; its `reader`
-// is the last block that read it in its launch: the launch's tag in bits 22-31, the block's
-// number's low 22 bits below.
-// Two accesses of one byte by different threads of a block are ordered when a barrier opened
-// between them, or, in one warp, a __syncwarp(); of different blocks (global memory), never.
+// A GlobalCell (a granule of device memory; global_records.hpp keeps them packed) packs them tighter. Its `writer`:
+// bits 48-63 the writing instruction's number (pc_id), 38-47 the launch's tag (1 to 1023: the launch number's remainder
+// by 1023, plus 1; when the tags come round, every buffer's records of earlier launches are cleared:
+// forget_launch_tags), 14-37 the block's number's low 24 bits, 0-13 as above; its `sync` word is the barrier count's
+// low 20 bits and the __syncwarp count's low 12; its `reader` is the last block that read it in its launch: the
+// launch's tag in bits 22-31, the block's number's low 15 bits below. Two accesses of one byte by different threads of
+// a block are ordered when a barrier opened between them, or, in one warp, a __syncwarp(); of different blocks (global
+// memory), never.
 #include "emulator/checker.hpp"
 
 #include <dlfcn.h>
@@ -30,6 +29,7 @@
 #include <vector>
 
 #include "emulator/emulator.hpp"
+#include "emulator/global_records.hpp"
 #include "emulator/memory.hpp"
 #include "emulator/memory_counter.hpp"
 #include "emulator/runtime.hpp"
@@ -339,11 +339,14 @@ void race_report_blocks(const Granule& granule, const char* kind, std::uint64_t 
 }
 
 void war_report_blocks(const Granule& granule, std::uint32_t reader, const void* pc, const std::string& what) {
-  const std::string text = "========= Error: Race reported between Read access by block " +
-                           std::to_string(reader & 0x3FFFFFu) + "\n=========     and Write access at " + where(pc) +
-                           " by " + running_thread() + "\n=========     (WAR hazard between blocks) on " + what +
-                           " in __global__ memory: blocks of one launch are not ordered, so the read may see the "
-                           "value before this write or after it (an in-place update that other blocks still read?)\n";
+  const dim3 grid = detail::current_block->grid_dim;
+  const bool many_blocks = std::uint64_t{grid.x} * grid.y * grid.z > 0x8000;
+  const std::string text =
+      "========= Error: Race reported between Read access by block " + std::to_string(reader & 0x7FFFu) +
+      (many_blocks ? " (its number's remainder by 32768)" : "") + "\n=========     and Write access at " + where(pc) +
+      " by " + running_thread() + "\n=========     (WAR hazard between blocks) on " + what +
+      " in __global__ memory: blocks of one launch are not ordered, so the read may see the "
+      "value before this write or after it (an in-place update that other blocks still read?)\n";
   racecheck_report(granule, "blocks WAR " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)), text);
 }
 
@@ -416,7 +419,8 @@ void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* 
     out_of_bounds(a, size, kind, pc);
   if (stream_order::collecting) [[unlikely]]
     note_span(alloc, a, size, writes(kind));
-  if (alloc->cells == nullptr) return;
+  if (alloc->records == nullptr) return;
+  GlobalRecords& records = *alloc->records;
   const bool atomic = kind == Access::atomic;
   const bool write = writes(kind) && !atomic;
   const unsigned thread = detail::running_linear;
@@ -426,34 +430,28 @@ void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* 
   for (std::uintptr_t g = offset / 4; g <= (offset + size - 1) / 4; ++g) {
     const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
     const unsigned bytes = byte_mask(lo - g * 4, hi - g * 4);
-    GlobalCell& cell = alloc->cells[g];
+    const GlobalCell cell = write || atomic ? records::load(records, g, me >> 22) : records::read(records, g, me);
     const std::uint64_t full = record(thread, bytes);
     const std::uint64_t now = as_record(global_writer(full, me >> 22, 0));
-    const std::uint64_t written = std::atomic_ref(cell.writer).load(std::memory_order_relaxed);
-    const std::uint64_t writer = as_record(written);
-    if (written == 0 && !write) [[unlikely]] {  // atomics read the value too
+    const std::uint64_t writer = as_record(cell.writer);
+    if (cell.writer == 0 && !write) [[unlikely]] {  // atomics read the value too
       uninitialised_read(*alloc, alloc->begin + lo, size, atomic, pc);
-      if (atomic) std::atomic_ref(cell.writer).store(kHostWriter, std::memory_order_relaxed);
+      if (atomic) records::mark_written(records, g);
       continue;
     }
     if (atomic) continue;  // never a race
-    const Order o = order(writer, unpack_sync(std::atomic_ref(cell.sync).load(std::memory_order_relaxed)), bytes, now,
-                          unpack_sync(pack_sync(now_sync)));
+    const Order o = order(writer, unpack_sync(cell.sync), bytes, now, unpack_sync(pack_sync(now_sync)));
     if (o == Order::racing || o == Order::other_block) [[unlikely]] {
       global_race(*alloc, alloc->begin + lo, static_cast<unsigned>(hi - lo), o, write,
-                  kind == Access::volatile_read || kind == Access::volatile_write, writer, pc_of(written), now, pc);
+                  kind == Access::volatile_read || kind == Access::volatile_write, writer, pc_of(cell.writer), now, pc);
     }
-    const std::uint32_t reader = std::atomic_ref(cell.reader).load(std::memory_order_relaxed);
     if (write) {
-      if (reader >> 22 == me >> 22 && reader != me && o != Order::other_block &&
+      if (cell.reader >> 22 == me >> 22 && cell.reader != me && o != Order::other_block &&
           !state().launch_used_atomics.load(std::memory_order_relaxed)) [[unlikely]] {
-        war_report_blocks({alloc->begin + lo, static_cast<unsigned>(hi - lo)}, reader, pc,
+        war_report_blocks({alloc->begin + lo, static_cast<unsigned>(hi - lo)}, cell.reader, pc,
                           global_element(*alloc, alloc->begin + lo));
       }
-      std::atomic_ref(cell.writer).store(global_writer(full, me >> 22, pc_id(pc)), std::memory_order_relaxed);
-      std::atomic_ref(cell.sync).store(pack_sync(now_sync), std::memory_order_relaxed);
-    } else if (reader != me) {
-      std::atomic_ref(cell.reader).store(me, std::memory_order_relaxed);
+      records::store_write(records, g, global_writer(full, me >> 22, pc_id(pc)), pack_sync(now_sync), offset, size);
     }
   }
 }
@@ -654,7 +652,9 @@ void index_out_of_bounds(const char* array_type, long long index, bool negative,
 }
 
 std::uint32_t reader_tag(std::uint32_t launch, std::uint64_t block) {
-  return launch_tag(launch) << 22 | static_cast<std::uint32_t>(block & 0x3FFFFFu);
+  // (The block's low 15 bits: what global_records.hpp keeps of a reader in two bytes; blocks a
+  // multiple of 32,768 apart are taken for one reader, so a race between them may go unseen.)
+  return launch_tag(launch) << 22 | static_cast<std::uint32_t>(block & 0x7FFFu);
 }
 
 void end_block() {
@@ -679,7 +679,9 @@ void begin_launch(const char* kernel) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   // The launch tags of the buffers' readers come round: the old ones must not look like this launch's.
-  if (launch_tag(s.launch.fetch_add(1) + 1) == 1) forget_launch_tags();
+  const std::uint32_t number = s.launch.fetch_add(1) + 1;
+  if (launch_tag(number) == 1) forget_launch_tags();
+  records::begin_launch(number, launch_tag(number));
   s.kernel = kernel;
   s.first_report.clear();
   s.later_reports.clear();
@@ -701,6 +703,7 @@ std::string end_launch() {
   // records of who wrote what are dropped (their bounds are still checked), so a later checked
   // launch reports no uninitialised read of what that launch wrote.
   if (launch_level == Level::off) forget_writers();
+  records::end_launch();
   launch_level = Level::off;
   hooks_on = false;
   State& s = state();

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "emulator/checker.hpp"
+#include "emulator/global_records.hpp"
 
 namespace gpulab::emulated {
 
@@ -127,19 +128,12 @@ void set_pages(Arena& ar, int protection) {
   }
 }
 
-GlobalCell* make_cells(std::size_t bytes) {
+GlobalRecords* make_records(std::size_t bytes) {
   if (check::level() != check::Level::full || bytes == 0) return nullptr;
-  const std::size_t size = round_up((bytes + 3) / 4 * sizeof(GlobalCell), kPage);
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  return static_cast<GlobalCell*>(p);
+  return records::make(bytes);
 }
 
-void drop_cells(Allocation& a) {
-  if (a.cells == nullptr) return;
-  munmap(a.cells, round_up((a.bytes + 3) / 4 * sizeof(GlobalCell), kPage));
-  a.cells = nullptr;
-}
+void drop_records(Allocation& a) { records::drop(std::exchange(a.records, nullptr)); }
 
 }  // namespace
 
@@ -163,7 +157,7 @@ void* allocate_device(std::size_t bytes, const std::string& name, std::size_t el
   }
   a->begin = at + pages - span;
   try {
-    a->cells = make_cells(bytes);
+    a->records = make_records(bytes);
   } catch (...) {
     mprotect(reinterpret_cast<void*>(at), pages, PROT_NONE);
     delete a;
@@ -232,7 +226,7 @@ void free_device(void* p) noexcept {
   const auto [page, pages] = pages_of(*a);
   madvise(page, pages, MADV_DONTNEED);
   mprotect(page, pages, PROT_NONE);
-  drop_cells(*a);
+  drop_records(*a);
   a->freed = true;
   ar.freed.push_back(a);
   if (ar.freed.size() > 4096) {
@@ -274,7 +268,7 @@ Nearest nearest_allocation(std::uintptr_t address) {
   if (best != nullptr) {
     n.allocation = best;
     n.copy = *best;
-    n.copy.cells = nullptr;
+    n.copy.records = nullptr;
   }
   return n;
 }
@@ -283,27 +277,21 @@ void note_host_write(const void* p, std::size_t bytes) {
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   if (bytes == 0 || begin < arena_begin || begin >= arena_end) return;
   const Allocation* a = find_allocation(begin);
-  if (a == nullptr || a->cells == nullptr) return;
-  const std::size_t first = (begin - a->begin) / 4, last = (begin - a->begin + bytes - 1) / 4;
-  for (std::size_t g = first; g <= last; ++g) a->cells[g] = GlobalCell{check::kHostWriter, 0, 0};
+  if (a == nullptr || a->records == nullptr) return;
+  records::host_wrote(*a->records, (begin - a->begin) / 4, (begin - a->begin + bytes - 1) / 4);
 }
 
 void forget_writers() {
   Arena& ar = arena();
   std::lock_guard lock(ar.mutex);
-  for (const auto& [start, a] : ar.live) drop_cells(*a);
+  for (const auto& [start, a] : ar.live) drop_records(*a);
 }
 
 void forget_launch_tags() {
   Arena& ar = arena();
   std::lock_guard lock(ar.mutex);
   for (const auto& [start, a] : ar.live) {
-    if (a->cells == nullptr) continue;
-    for (std::size_t g = 0; g < (a->bytes + 3) / 4; ++g) {
-      GlobalCell& cell = a->cells[g];
-      if (cell.writer != 0) cell = GlobalCell{check::kHostWriter, 0, 0};
-      cell.reader = 0;
-    }
+    if (a->records != nullptr) records::forget_launches(*a->records);
   }
 }
 

@@ -17,22 +17,15 @@
 
 namespace gpulab::emulated {
 
-// What the checked mode remembers of the last accesses of one 4-byte granule of a buffer
-// (racecheck, initcheck); see checker.cpp for the encoding. Zero: never written.
-// 16 bytes of records for 4 bytes of device memory (checker.cpp says how each word is packed).
-struct GlobalCell {
-  std::uint64_t writer;  // who wrote it last: the writing instruction, the launch's tag, block, thread, bytes
-  std::uint32_t sync;    // the writer's barrier and __syncwarp counts when it wrote (their low 20 and 12 bits)
-  std::uint32_t reader;  // the block that read it last, with its launch's tag (a write after it, checker.cpp)
-};
+struct GlobalRecords;  // global_records.hpp
 
 struct Allocation {
   std::uintptr_t begin = 0;
   std::size_t bytes = 0;
   std::size_t element_bytes = 1;
-  std::string name;             // the pointer's name, or where it was allocated
-  std::string site;             // file:line of the allocation, when known
-  GlobalCell* cells = nullptr;  // one per granule, with racecheck and initcheck
+  std::string name;                  // the pointer's name, or where it was allocated
+  std::string site;                  // file:line of the allocation, when known
+  GlobalRecords* records = nullptr;  // racecheck's and initcheck's, in the checked mode
   bool freed = false;
   bool managed = false;  // cudaMallocManaged: the host may touch it
   std::uintptr_t end() const { return begin + bytes; }

@@ -72,6 +72,7 @@ struct Access {
   std::uint16_t thread;
   std::uint8_t size;
   std::uint8_t kind;
+  bool async_copy;  // a global load that is a cp.async's (next_load_is_async_copy)
 };
 
 // A thread's count of one instruction's runs, in the synchronisation interval it last ran it in.
@@ -181,6 +182,22 @@ std::pair<std::uint64_t, std::uint64_t> global_sectors(const Access* first, cons
   return {distinct_sectors, (distinct_bytes + 31) / 32};
 }
 
+// cp.async's 16-byte copies (LDGSTS.128) are not counted by sectors: Nsight Compute counts, for
+// each pair of lanes (2k, 2k + 1), the 128-byte lines the pair's copies lie in — 32 contiguous bytes
+// are one whether or not they straddle two sectors, and two pairs count a sector they share twice
+// (an H200's counts for lanes copying 16-byte pieces at every offset: tools/memory-differences.txt).
+std::uint64_t async_copy_sectors(const Access* first, const Access* last) {
+  std::array<std::uint64_t, 32> line;  // per lane: its 128-byte line + 1, or 0
+  line.fill(0);
+  for (const Access* a = first; a != last; ++a) line[a->thread % 32] = (a->address >> 7) + 1;
+  std::uint64_t sectors = 0;
+  for (unsigned pair = 0; pair < 32; pair += 2) {
+    const std::uint64_t even = line[pair], odd = line[pair + 1];
+    sectors += (even != 0) + (odd != 0 && odd != even);
+  }
+  return sectors;
+}
+
 Cost cost(const Access* first, const Access* last, bool shared) {
   Cost c;
   std::uintptr_t lowest = first->address;
@@ -190,6 +207,7 @@ Cost cost(const Access* first, const Access* last, bool shared) {
   }
   c.traffic.requests = 1;
   std::tie(c.traffic.units, c.traffic.ideal) = shared ? shared_wavefronts(first, last) : global_sectors(first, last);
+  if (first->async_copy && first->size == 16) c.traffic.units = async_copy_sectors(first, last);
   c.request.bytes_per_lane = first->size;
   c.request.offset.fill(-1);
   c.request.units = c.traffic.units;
@@ -213,14 +231,25 @@ void start(bool per_warp) {
 
 std::atomic<bool> active{false};
 
+namespace {
+thread_local constinit bool async_copy_next = false;
+}
+
+void next_load_is_async_copy() {
+  if (counting()) async_copy_next = true;
+}
+
 void note(std::uintptr_t address, unsigned size, bool write, bool shared, const void* pc) {
   if (!counting()) return;
+  // (The copy's shared store may come first: the flag waits for its global load.)
+  const bool async_copy = !write && !shared && std::exchange(async_copy_next, false);
   const unsigned thread = detail::running_linear;
   const MemoryKind kind = shared ? (write ? MemoryKind::shared_store : MemoryKind::shared_load)
                                  : (write ? MemoryKind::global_store : MemoryKind::global_load);
   const std::uint32_t interval = sync_interval();
   log.accesses.push_back({pc, address, interval, next_time(thread, pc, interval), static_cast<std::uint16_t>(thread),
-                          static_cast<std::uint8_t>(std::min(size, 255u)), static_cast<std::uint8_t>(kind)});
+                          static_cast<std::uint8_t>(std::min(size, 255u)), static_cast<std::uint8_t>(kind),
+                          async_copy});
 }
 
 void begin_launch(const char* kernel, unsigned threads_per_block, std::uint64_t dynamic_shared_bytes) {
@@ -237,6 +266,7 @@ void begin_launch(const char* kernel, unsigned threads_per_block, std::uint64_t 
 }
 
 void end_block() {
+  async_copy_next = false;  // (a copy stopped by a wild address before its load)
   if (!counting()) return;
   // The block's static __shared__ variables (the emulator lays out each block's anew).
   std::uint64_t static_shared = 0;

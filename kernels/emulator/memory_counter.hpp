@@ -6,7 +6,7 @@
 // k-th time each of them ran it since the warp's last barrier or __syncwarp()) — and each request
 // is costed as the hardware costs it:
 // - global: the distinct 32-byte sectors its lanes' bytes fall in (4 for 32 consecutive floats,
-//   32 for 32 floats a row apart);
+//   32 for 32 floats a row apart; cp.async's 16-byte copies by pairs of lanes, async_copy_sectors);
 // - shared: the wavefronts the 32 banks (4-byte words, bank = word % 32) need: the most distinct
 //   words any one bank must deliver (lanes reading the same word share it: a broadcast), phase by
 //   phase for 8- and 16-byte accesses (16 and 8 lanes at a time; see shared_wavefronts()).
@@ -35,6 +35,9 @@ void note(std::uintptr_t address, unsigned size, bool write, bool shared, const 
 void begin_launch(const char* kernel, unsigned threads_per_block, std::uint64_t dynamic_shared_bytes);
 void end_launch();
 void end_block();
+// cp.async (cuda_pipeline.h): the running thread's next global load is an asynchronous copy's,
+// which Nsight Compute counts its own way (memory_counter.cpp, async_copy_sectors).
+void next_load_is_async_copy();
 
 // A program built whole (gpulab_run): with GPULAB_MEMORY_REPORT=1 in the environment it counts
 // from its first launch and prints the report to stderr when it exits.

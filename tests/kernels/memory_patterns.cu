@@ -1,4 +1,6 @@
 // Kernels with known memory requests, sectors and bank conflicts; see memory_patterns.hpp.
+#include <cuda_pipeline.h>
+
 #include <stdexcept>
 
 #include "common/launch.cuh"
@@ -39,6 +41,18 @@ __global__ void even_lanes_kernel(const float* in, float* out, std::size_t n) {
   if (i < n && i % 2 == 0) out[i] = in[i];
 }
 
+// Block b: lanes 0-2 and 16-18 copy six consecutive 16-byte pieces from byte 16·b on (cp.async).
+__global__ void async_pieces_kernel(const float4* in, float4* out) {
+  __shared__ float4 tile[32];
+  const unsigned lane = threadIdx.x;
+  const int piece = lane < 3 ? static_cast<int>(lane) : lane >= 16 && lane < 19 ? static_cast<int>(lane) - 13 : -1;
+  if (piece >= 0) __pipeline_memcpy_async(&tile[lane], in + blockIdx.x + piece, 16);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncwarp();
+  if (piece >= 0) out[blockIdx.x * 32 + lane] = tile[lane];
+}
+
 dim3 blocks(std::size_t n) { return dim3(static_cast<unsigned>((n + kBlock - 1) / kBlock)); }
 const dim3 kThreads(kBlock);
 
@@ -71,6 +85,12 @@ void shared_strided(std::span<float> out, int stride) {
 void even_lanes(std::span<const float> in, std::span<float> out) {
   even_lanes_kernel<<<blocks(out.size()), kThreads>>>(in.data(), out.data(), out.size());
   check_launch("even_lanes_kernel", blocks(out.size()), kThreads);
+}
+
+void async_pieces(std::span<const float> in, std::span<float> out) {
+  if (in.size() < 4 * 14 || out.size() < 4 * 32 * 8) throw std::invalid_argument("async_pieces: arrays too short");
+  async_pieces_kernel<<<8, 32>>>(reinterpret_cast<const float4*>(in.data()), reinterpret_cast<float4*>(out.data()));
+  check_launch("async_pieces_kernel", dim3(8), dim3(32));
 }
 
 }  // namespace gpulab::memory_patterns

@@ -17,5 +17,9 @@ void copy_float4(std::span<const float> in, std::span<float> out);
 void shared_strided(std::span<float> out, int stride);
 // Only the even lanes load: half of each warp's request.
 void even_lanes(std::span<const float> in, std::span<float> out);
+// 8 blocks of one warp: block b's lanes 0-2 and 16-18 copy six consecutive 16-byte pieces of `in`
+// from byte 16·b on into shared memory with cp.async (as lesson 06's Winograd products at a tile's
+// edge), then to `out`.
+void async_pieces(std::span<const float> in, std::span<float> out);
 
 }  // namespace gpulab::memory_patterns

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "cuda_runtime.h"
+#include "emulator/memory_counter.hpp"
 
 // Copies size_and_align − zfill bytes (4, 8 or 16 in all, both addresses aligned to it) and writes
 // zeros over the last zfill. A whole copy is one access of its size, as the kernel's own float,
@@ -15,6 +16,7 @@
 inline void __pipeline_memcpy_async(void* dst_shared, const void* src_global, std::size_t size_and_align,
                                     std::size_t zfill = 0) {
   if (zfill == 0 && size_and_align == 16) {
+    gpulab::emulated::memory_counter::next_load_is_async_copy();  // (counted as LDGSTS is)
     *static_cast<float4*>(dst_shared) = *static_cast<const float4*>(src_global);
   } else if (zfill == 0 && size_and_align == 8) {
     *static_cast<float2*>(dst_shared) = *static_cast<const float2*>(src_global);
