@@ -413,6 +413,33 @@ void hand_over_spans() {
   spans->span[spans->count++] = Span{buffer, a, a + size, write};
 }
 
+// Granule g's checks against a record of the running launch (a race, or a write after another
+// block's read) and, for a write, its new record. Out of line: most reads find a record of an
+// earlier launch (an input the host copied) and need none of this.
+[[gnu::noinline]] void check_granule(const Allocation& alloc, std::uintptr_t g, std::uintptr_t offset, std::size_t size,
+                                     Access kind, const GlobalCell& cell, const void* pc) {
+  const bool write = writes(kind);
+  const std::uint32_t me = detail::current_block->reader_tag;
+  const std::uint64_t now_sync = detail::sync_stamp();
+  const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
+  const unsigned bytes = byte_mask(lo - g * 4, hi - g * 4);
+  const std::uint64_t full = record(detail::running_linear, bytes);
+  const std::uint64_t now = as_record(global_writer(full, me >> 22, 0));
+  const std::uint64_t writer = as_record(cell.writer);
+  const Order o = order(writer, unpack_sync(cell.sync), bytes, now, unpack_sync(pack_sync(now_sync)));
+  if (o == Order::racing || o == Order::other_block) [[unlikely]] {
+    global_race(alloc, alloc.begin + lo, static_cast<unsigned>(hi - lo), o, write,
+                kind == Access::volatile_read || kind == Access::volatile_write, writer, pc_of(cell.writer), now, pc);
+  }
+  if (!write) return;
+  if (cell.reader >> 22 == me >> 22 && cell.reader != me && o != Order::other_block &&
+      !state().launch_used_atomics.load(std::memory_order_relaxed)) [[unlikely]] {
+    war_report_blocks({alloc.begin + lo, static_cast<unsigned>(hi - lo)}, cell.reader, pc,
+                      global_element(alloc, alloc.begin + lo));
+  }
+  records::store_write(*alloc.records, g, global_writer(full, me >> 22, pc_id(pc)), pack_sync(now_sync), offset, size);
+}
+
 void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* pc) {
   const Allocation* alloc = lookup(a);
   if (alloc == nullptr || a + size > alloc->end()) [[unlikely]]
@@ -423,36 +450,19 @@ void global_access(std::uintptr_t a, std::size_t size, Access kind, const void* 
   GlobalRecords& records = *alloc->records;
   const bool atomic = kind == Access::atomic;
   const bool write = writes(kind) && !atomic;
-  const unsigned thread = detail::running_linear;
-  const std::uint64_t now_sync = detail::sync_stamp();
   const std::uint32_t me = detail::current_block->reader_tag;
   const std::uintptr_t offset = a - alloc->begin;
   for (std::uintptr_t g = offset / 4; g <= (offset + size - 1) / 4; ++g) {
-    const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
-    const unsigned bytes = byte_mask(lo - g * 4, hi - g * 4);
     const GlobalCell cell = write || atomic ? records::load(records, g, me >> 22) : records::read(records, g, me);
-    const std::uint64_t full = record(thread, bytes);
-    const std::uint64_t now = as_record(global_writer(full, me >> 22, 0));
-    const std::uint64_t writer = as_record(cell.writer);
     if (cell.writer == 0 && !write) [[unlikely]] {  // atomics read the value too
-      uninitialised_read(*alloc, alloc->begin + lo, size, atomic, pc);
+      uninitialised_read(*alloc, alloc->begin + std::max(offset, g * 4), size, atomic, pc);
       if (atomic) records::mark_written(records, g);
       continue;
     }
     if (atomic) continue;  // never a race
-    const Order o = order(writer, unpack_sync(cell.sync), bytes, now, unpack_sync(pack_sync(now_sync)));
-    if (o == Order::racing || o == Order::other_block) [[unlikely]] {
-      global_race(*alloc, alloc->begin + lo, static_cast<unsigned>(hi - lo), o, write,
-                  kind == Access::volatile_read || kind == Access::volatile_write, writer, pc_of(cell.writer), now, pc);
-    }
-    if (write) {
-      if (cell.reader >> 22 == me >> 22 && cell.reader != me && o != Order::other_block &&
-          !state().launch_used_atomics.load(std::memory_order_relaxed)) [[unlikely]] {
-        war_report_blocks({alloc->begin + lo, static_cast<unsigned>(hi - lo)}, cell.reader, pc,
-                          global_element(*alloc, alloc->begin + lo));
-      }
-      records::store_write(records, g, global_writer(full, me >> 22, pc_id(pc)), pack_sync(now_sync), offset, size);
-    }
+    // A read of what an earlier launch or the host wrote is never a race (order() says none).
+    if (!write && (cell.writer >> 38 & 0x3FF) != me >> 22) continue;
+    check_granule(*alloc, g, offset, size, kind, cell, pc);
   }
 }
 
