@@ -41,7 +41,7 @@ void write_floats(GlobalRecords& r, std::uint32_t tag, unsigned blocks, unsigned
 
 TEST_CASE("a launch's writes read back as the thread, block and instruction that made them", "[records]") {
   Records buffer(4096 * 4);
-  records::begin_launch(1, 2);
+  records::begin_launch(1);
   write_floats(*buffer.r, 2, 16, 256, 5);
   for (const std::size_t g : {0u, 1u, 31u, 32u, 255u, 256u, 4095u}) {
     const GlobalCell cell = records::load(*buffer.r, g, 2);
@@ -63,7 +63,7 @@ TEST_CASE("a launch's writes read back as the thread, block and instruction that
   records::end_launch();
 
   // The next launch sees all of it as written before, by no thread of its own.
-  records::begin_launch(2, 3);
+  records::begin_launch(2);
   CHECK(records::load(*buffer.r, 77, 3).writer == kHostWriter);
   CHECK(records::load(*wide.r, 40, 3).writer == kHostWriter);
   records::end_launch();
@@ -72,7 +72,7 @@ TEST_CASE("a launch's writes read back as the thread, block and instruction that
 TEST_CASE("reads keep their block per granule once a second block reads a line", "[records]") {
   Records buffer(1024 * 4);
   records::host_wrote(*buffer.r, 0, 1023);
-  records::begin_launch(3, 4);
+  records::begin_launch(3);
   CHECK(records::read(*buffer.r, 0, reader(4, 1)).reader == 0);
   CHECK(records::read(*buffer.r, 0, reader(4, 1)).reader == reader(4, 1));
   CHECK(records::read(*buffer.r, 1, reader(4, 1)).reader == 0);
@@ -83,14 +83,14 @@ TEST_CASE("reads keep their block per granule once a second block reads a line",
   CHECK(records::read(*buffer.r, 2, reader(4, 3)).writer == kHostWriter);
   CHECK(records::load(*buffer.r, 2, 4).reader == reader(4, 3));
   records::end_launch();
-  records::begin_launch(4, 5);
+  records::begin_launch(4);
   CHECK(records::load(*buffer.r, 1, 5).reader == 0);  // readers are of one launch
   records::end_launch();
 }
 
 TEST_CASE("a line whose writes follow no pattern is kept in full, and given back at the launch's end", "[records]") {
   Records buffer(64 * 4);
-  records::begin_launch(5, 6);
+  records::begin_launch(5);
   records::store_write(*buffer.r, 3, writer(6, 0, 3), 0, 12, 4);
   CHECK(records::read(*buffer.r, 5, reader(6, 0)).writer == 0);   // nothing wrote it
   records::store_write(*buffer.r, 4, writer(6, 0, 0), 0, 16, 4);  // thread 0 where the pattern says 4
@@ -101,7 +101,7 @@ TEST_CASE("a line whose writes follow no pattern is kept in full, and given back
   CHECK(records::load(*buffer.r, 6, 6).writer == writer(6, 0, 1));
   CHECK(records::resident_bytes(*buffer.r) > 0);
   records::end_launch();
-  records::begin_launch(6, 7);
+  records::begin_launch(6);
   CHECK(records::load(*buffer.r, 3, 7).writer == kHostWriter);
   CHECK(records::load(*buffer.r, 6, 7).writer == kHostWriter);
   CHECK(records::load(*buffer.r, 5, 7).writer == 0);
@@ -112,7 +112,7 @@ TEST_CASE("two blocks 16 floats wide write a line's halves without keeping it in
   // C of a 16 x 16-tiled multiply, n = 64: block (bx, by) thread (tx, ty) writes C[(16by + ty)·64 + 16bx + tx].
   const std::size_t n = 64;
   Records c(n * n * 4);
-  records::begin_launch(9, 10);
+  records::begin_launch(9);
   for (unsigned by = 0; by < 4; ++by) {
     for (unsigned bx = 0; bx < 4; ++bx) {
       for (unsigned t = 0; t < 256; ++t) {
@@ -140,7 +140,7 @@ TEST_CASE("two blocks 16 floats wide write a line's halves without keeping it in
 TEST_CASE("the records of a buffer written and read whole cost under a third of its size", "[records]") {
   const std::size_t floats = std::size_t{1} << 22;  // 16 MiB
   Records buffer(floats * 4);
-  records::begin_launch(7, 8);
+  records::begin_launch(7);
   write_floats(*buffer.r, 8, static_cast<unsigned>(floats / 256), 256);
   for (std::size_t g = 0; g < floats; ++g) records::read(*buffer.r, g, reader(8, static_cast<std::uint32_t>(g / 256)));
   CHECK(records::resident_bytes(*buffer.r) <= floats * 4 / 3);

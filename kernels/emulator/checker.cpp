@@ -691,7 +691,7 @@ void begin_launch(const char* kernel) {
   // The launch tags of the buffers' readers come round: the old ones must not look like this launch's.
   const std::uint32_t number = s.launch.fetch_add(1) + 1;
   if (launch_tag(number) == 1) forget_launch_tags();
-  records::begin_launch(number, launch_tag(number));
+  records::begin_launch(number);
   s.kernel = kernel;
   s.first_report.clear();
   s.later_reports.clear();

@@ -55,19 +55,17 @@ bool replace(T& word, T& expected, T desired) {
                                                      std::memory_order_acquire);
 }
 
-}  // namespace
-
-namespace {
-
 struct Launch {
   std::mutex mutex;
-  std::uint32_t number = 0, tag = 0;
-  Pattern* table = records::layout::patterns = map<Pattern>(kPatterns);
-  std::atomic<std::size_t> used{0};
+  std::uint32_t number = 0;
+  std::atomic<std::size_t> used{0};  // patterns in its table (records::layout::patterns)
   std::vector<GlobalRecords*> listed;
 };
 Launch& launch() {
-  static Launch* l = new Launch;  // never destroyed: buffers freed at exit still come here
+  static Launch* l = [] {  // never destroyed: buffers freed at exit still come here
+    patterns = map<Pattern>(kPatterns);
+    return new Launch;
+  }();
   return *l;
 }
 
@@ -95,12 +93,12 @@ std::uint64_t pattern_for(std::uintptr_t offset, std::size_t size, std::uint64_t
   if (recent == nullptr) recent = new RecentPatterns;
   if (recent->launch != l.number) *recent = RecentPatterns{l.number};
   for (const std::uint32_t i : recent->index) {
-    if (i != 0 && fits(l.table[i], at, size, thread, base, sync)) return i;
+    if (i != 0 && fits(patterns[i], at, size, thread, base, sync)) return i;
   }
   const std::size_t i = l.used.fetch_add(1, std::memory_order_relaxed) + 1;  // (0: none)
   if (i >= kBusy) return kFull;
-  l.table[i] = Pattern{at - std::int64_t{thread} * static_cast<std::int64_t>(size), base,
-                       static_cast<std::uint32_t>(size), sync};
+  patterns[i] = Pattern{at - std::int64_t{thread} * static_cast<std::int64_t>(size), base,
+                        static_cast<std::uint32_t>(size), sync};
   recent->index[recent->next++ % 2] = static_cast<std::uint32_t>(i);
   return i;
 }
@@ -110,16 +108,6 @@ void list(GlobalRecords& r) {
   Launch& l = launch();
   std::lock_guard lock(l.mutex);
   if (!std::exchange(r.listed, true)) l.listed.push_back(&r);
-}
-
-// Granule g's reader from a line's reader word (which may say: kept per granule).
-std::uint32_t reader_from(const GlobalRecords& r, std::uint64_t word, std::size_t g, std::uint32_t tag) {
-  const auto who = static_cast<std::uint32_t>(word >> 32);
-  if (who >> 22 != tag) return 0;  // none, or another launch's
-  if (static_cast<std::uint32_t>(word) == 0) {
-    return unpacked_reader(std::atomic_ref(r.readers[g]).load(std::memory_order_relaxed), tag);
-  }
-  return word >> g % kLineGranules & 1 ? who : 0;
 }
 
 // The line's state once no other worker is changing it to kFull.
@@ -161,7 +149,7 @@ void keep_in_full(GlobalRecords& r, std::size_t n, std::uint32_t tag) {
   for (std::size_t i = 0; i < kLineGranules; ++i) {
     const std::size_t g = n * kLineGranules + i;
     GlobalCell cell = writer_in(line, state, g, tag);
-    cell.reader = reader_from(r, reader, g, tag);
+    cell.reader = reader_in(r, reader, g, tag);
     r.cells[g] = cell;
   }
   std::atomic_ref(line.before)
@@ -224,9 +212,9 @@ void drop(GlobalRecords* r) noexcept {
   delete r;
 }
 
-void begin_launch(std::uint32_t number, std::uint32_t tag) {
+void begin_launch(std::uint32_t number) {
   Launch& l = launch();
-  l.number = number, l.tag = tag;
+  l.number = number;
   l.used.store(0, std::memory_order_relaxed);
 }
 
@@ -251,7 +239,7 @@ void end_launch() {
   l.listed.clear();
   // A large table's pages back too (a launch of many blocks and loops makes many patterns).
   const std::size_t used = l.used.load(std::memory_order_relaxed);
-  if (used > 65536) clear(l.table, std::min(used + 1, kPatterns));
+  if (used > 65536) clear(patterns, std::min(used + 1, kPatterns));
 }
 
 GlobalCell load_slow(GlobalRecords& r, std::size_t g, std::uint32_t tag) {
@@ -265,42 +253,32 @@ GlobalCell load_slow(GlobalRecords& r, std::size_t g, std::uint32_t tag) {
       pause();
       continue;
     }
-    cell.reader = reader_from(r, reader, g, tag);
+    cell.reader = reader_in(r, reader, g, tag);
     return cell;
   }
 }
 
 GlobalCell read_slow(GlobalRecords& r, std::size_t g, std::uint32_t reader) {
-  const std::size_t n = g / kLineGranules, i = g % kLineGranules;
+  const std::size_t n = g / kLineGranules;
   Line& line = r.line[n];
-  const std::uint32_t tag = reader >> 22, bit = 1u << i;
   for (;;) {
     const std::uint64_t state = read_word(line.state);
-    const std::uint64_t pattern = pattern_of(state);
-    if (pattern == kFull) {
+    if (pattern_of(state) == kFull) {
       const GlobalCell before = full_cell(r, g);
       if (before.reader != reader) std::atomic_ref(r.cells[g].reader).store(reader, std::memory_order_relaxed);
       return before;
     }
     std::uint64_t word = read_word(line.reader);
-    if (pattern == kBusy || word == kReadersBusy) {
+    if (pattern_of(state) == kBusy || word == kReadersBusy) {
       pause();
       continue;
     }
-    GlobalCell cell = writer_in(line, state, g, tag);
-    const auto who = static_cast<std::uint32_t>(word >> 32);
-    const auto read = static_cast<std::uint32_t>(word);
-    if (who >> 22 != tag) {  // the line's first reader in this launch
-      if (replace(line.reader, word, std::uint64_t{reader} << 32 | bit)) return cell;
-    } else if (read == 0) {  // readers kept per granule
-      cell.reader = unpacked_reader(std::atomic_ref(r.readers[g]).load(std::memory_order_relaxed), tag);
-      if (cell.reader != reader) std::atomic_ref(r.readers[g]).store(packed_reader(reader), std::memory_order_relaxed);
-      return cell;
-    } else if (who == reader) {
-      cell.reader = (read & bit) != 0 ? who : 0;
-      if ((read & bit) != 0 || replace(line.reader, word, word | bit)) return cell;
-    } else if (replace(line.reader, word, kReadersBusy)) {  // a second block: per granule from now on
-      cell.reader = (read & bit) != 0 ? who : 0;
+    GlobalCell cell;
+    if (read_in_line(r, line, state, word, g, reader, cell)) return cell;
+    // A second block reads the line: its readers per granule from now on.
+    const auto who = static_cast<std::uint32_t>(word >> 32), read = static_cast<std::uint32_t>(word);
+    if (replace(line.reader, word, kReadersBusy)) {
+      cell.reader = (read >> g % kLineGranules & 1) != 0 ? who : 0;
       keep_readers(r, n, who, read, g, reader);
       return cell;
     }
@@ -322,7 +300,7 @@ void store_write(GlobalRecords& r, std::size_t g, std::uint64_t writer, std::uin
   const auto thread = static_cast<unsigned>(writer >> 4 & 0x3FF);
   const auto at = static_cast<std::int64_t>(offset);
   const auto fits_pattern = [&](std::uint64_t word) {
-    return fits(launch().table[pattern_of(word)], at, size, thread, writer & ~kThreadBits, sync);
+    return fits(patterns[pattern_of(word)], at, size, thread, writer & ~kThreadBits, sync);
   };
   for (;;) {
     std::uint64_t state = settled_state(line);

@@ -131,6 +131,50 @@ struct GlobalRecords {
 
 namespace records {
 
+namespace layout {
+
+// Granule g's reader (of the launch `tag`) from its line's reader word, which may say that the
+// readers are kept per granule.
+inline std::uint32_t reader_in(const GlobalRecords& r, std::uint64_t word, std::size_t g, std::uint32_t tag) {
+  if (word >> 54 != tag) return 0;  // none, or another launch's
+  const auto read = static_cast<std::uint32_t>(word);
+  if (read == 0) return unpacked_reader(std::atomic_ref(r.readers[g]).load(std::memory_order_relaxed), tag);
+  return (read >> g % kLineGranules & 1) != 0 ? static_cast<std::uint32_t>(word >> 32) : 0;
+}
+
+// A read by block `reader` of granule g in a line not kept in full whose words the caller read
+// (neither being changed): its record before the read, with the read recorded — or false where a
+// second block reads the line (read_slow keeps its readers per granule from then on). The reader
+// word by a plain store, as a GlobalCell's reader was, not a compare-and-swap: where another
+// worker's block changed it meanwhile, a read is forgotten — a race may go unseen, but no record
+// names a block for a read it did not make.
+inline bool read_in_line(GlobalRecords& r, Line& line, std::uint64_t state, std::uint64_t word, std::size_t g,
+                         std::uint32_t reader, GlobalCell& cell) {
+  const std::uint32_t tag = tag_of_reader(reader), bit = 1u << g % kLineGranules,
+                      read = static_cast<std::uint32_t>(word);
+  std::atomic_ref<std::uint64_t> shared_word(line.reader);
+  cell = writer_in(line, state, g, tag);
+  if (word >> 54 != tag) {  // the line's first reader in this launch
+    shared_word.store(std::uint64_t{reader} << 32 | bit, std::memory_order_release);
+  } else if (read == 0) {  // readers kept per granule
+    std::atomic_ref<std::uint16_t> slot(r.readers[g]);
+    const std::uint16_t before = slot.load(std::memory_order_relaxed);
+    cell.reader = unpacked_reader(before, tag);
+    if (before != packed_reader(reader)) slot.store(packed_reader(reader), std::memory_order_relaxed);
+  } else if (word >> 32 == reader) {
+    if ((read & bit) != 0) {
+      cell.reader = reader;
+    } else {
+      shared_word.store(word | bit, std::memory_order_release);
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace layout
+
 GlobalCell read_slow(GlobalRecords& r, std::size_t g, std::uint32_t reader);
 GlobalCell load_slow(GlobalRecords& r, std::size_t g, std::uint32_t tag);
 
@@ -138,9 +182,9 @@ GlobalCell load_slow(GlobalRecords& r, std::size_t g, std::uint32_t tag);
 GlobalRecords* make(std::size_t bytes);
 void drop(GlobalRecords* r) noexcept;
 
-// A launch with tag `tag` (1 to 1023; checker.cpp) and number `launch` begins; it ends: the lines
-// kept in full and the readers kept per granule are given back (what is written stays known).
-void begin_launch(std::uint32_t launch, std::uint32_t tag);
+// Launch number `launch` begins (its patterns a table of their own); it ends: the lines kept in
+// full and the readers kept per granule are given back (what is written stays known).
+void begin_launch(std::uint32_t launch);
 void end_launch();
 
 // Granule g's record as the running launch (tag `tag`) sees it. Inline for a line not kept in full.
@@ -152,12 +196,7 @@ inline GlobalCell load(GlobalRecords& r, std::size_t g, std::uint32_t tag) {
     return load_slow(r, g, tag);
   }
   GlobalCell cell = writer_in(line, state, g, tag);
-  if (word >> 54 == tag) {
-    const auto read = static_cast<std::uint32_t>(word);
-    cell.reader = read == 0 ? unpacked_reader(std::atomic_ref(r.readers[g]).load(std::memory_order_relaxed), tag)
-                  : (read >> g % kLineGranules & 1) != 0 ? static_cast<std::uint32_t>(word >> 32)
-                                                         : 0;
-  }
+  cell.reader = reader_in(r, word, g, tag);
   return cell;
 }
 // Granule g written by the running thread: `writer` and `sync` as a GlobalCell holds them; the
@@ -165,40 +204,17 @@ inline GlobalCell load(GlobalRecords& r, std::size_t g, std::uint32_t tag) {
 void store_write(GlobalRecords& r, std::size_t g, std::uint64_t writer, std::uint32_t sync, std::uintptr_t offset,
                  std::size_t size);
 // Granule g's record as a read by block `reader` (checker.hpp's reader_tag) finds it, and the read
-// recorded. Inline for what most reads find: a line not kept in full whose reader is this block,
-// or whose readers are kept per granule.
+// recorded. Inline for what most reads find: a line not kept in full, read by this block alone or
+// keeping its readers per granule.
 inline GlobalCell read(GlobalRecords& r, std::size_t g, std::uint32_t reader) {
   using namespace layout;
   Line& line = r.line[g / kLineGranules];
-  const std::uint64_t state = read_word(line.state);
-  std::uint64_t word = read_word(line.reader);
-  if (pattern_of(state) >= kBusy || word == kReadersBusy) [[unlikely]] {
-    return read_slow(r, g, reader);
-  }
-  GlobalCell cell = writer_in(line, state, g, tag_of_reader(reader));
-  const std::uint32_t bit = 1u << g % kLineGranules, read = static_cast<std::uint32_t>(word);
-  // The reader word by a plain store, as a GlobalCell's reader was, not a compare-and-swap: where
-  // another worker's block changed it meanwhile, a read is forgotten — a race may go unseen, but no
-  // record names a block for a read it did not make.
-  std::atomic_ref<std::uint64_t> shared_word(line.reader);
-  if (word >> 54 != tag_of_reader(reader)) {  // the line's first reader in this launch
-    shared_word.store(std::uint64_t{reader} << 32 | bit, std::memory_order_release);
-    return cell;
-  } else if (read == 0) {  // readers kept per granule
-    std::atomic_ref<std::uint16_t> slot(r.readers[g]);
-    const std::uint16_t before = slot.load(std::memory_order_relaxed);
-    cell.reader = unpacked_reader(before, tag_of_reader(reader));
-    if (before != packed_reader(reader)) slot.store(packed_reader(reader), std::memory_order_relaxed);
-    return cell;
-  } else if (word >> 32 == reader) {
-    if ((read & bit) != 0) {
-      cell.reader = reader;
-      return cell;
-    }
-    shared_word.store(word | bit, std::memory_order_release);
+  const std::uint64_t state = read_word(line.state), word = read_word(line.reader);
+  GlobalCell cell;
+  if (pattern_of(state) < kBusy && word != kReadersBusy && read_in_line(r, line, state, word, g, reader, cell)) {
     return cell;
   }
-  return read_slow(r, g, reader);  // a second block reads the line
+  return read_slow(r, g, reader);  // a line kept in full or being changed, or a second block reads it
 }
 // Granule g counts as written (an atomic's first touch of memory nothing wrote).
 void mark_written(GlobalRecords& r, std::size_t g);
