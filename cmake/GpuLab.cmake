@@ -39,15 +39,15 @@ function(gpulab_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
 endfunction()
 
-# The checked mode's instrumentation (kernels/emulator/checker.hpp) for code built for the
+# The checked mode's instrumentation (kernels/emulator/observers/checker.hpp) for code built for the
 # emulator: GCC calls the emulator's checks before every load and store and in place of every
 # atomic (ThreadSanitizer's instrumentation, without its runtime: sanitizer_hooks.cpp stands in),
 # and the line tables (-g1; DWARF 4, which addr2line reads right after a #line) let a report name
 # the file and line of the access. Each access as the source writes it, as nvcc makes it, for the
-# memory counts (emulator/memory_counter.hpp): no vectorizer (it would merge scalar accesses that
+# memory counts (emulator/observers/memory_counter.hpp): no vectorizer (it would merge scalar accesses that
 # nvcc keeps apart), and no scalar replacement of aggregates (it would split a float4's one 16-byte
 # load into four). Each kernel is inlined into the emulator's checked and fast thread loops
-# (emulator.hpp), which position-independent code allows only where a definition cannot be
+# (cuda_language.hpp), which position-independent code allows only where a definition cannot be
 # replaced at load time: -fno-semantic-interposition.
 set(GPULAB_CHECKED_FLAGS -g1 -gdwarf-4 -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
     --param=tsan-distinguish-volatile=1 -fno-tree-vectorize -fno-tree-sra -fno-semantic-interposition)
@@ -61,7 +61,7 @@ set(GPULAB_LEARNER_CHECKED_FLAGS ${GPULAB_CHECKED_FLAGS} -fsanitize=bounds)
 # A library of kernels: CPU functions (*.cpp) and kernel files (*.cu) in plain CUDA. Each kernel
 # file builds twice from the same source: by nvcc for the GPU (with the CUDA toolkit) and as C++
 # against the emulator's CUDA runtime (kernels/emulator/include). Before either compile, the
-# source rewrite (kernels/emulator/rewrite.hpp) moves the file's namespace gpulab::X to
+# source rewrite (kernels/emulator/rewrite/rewrite.hpp) moves the file's namespace gpulab::X to
 # gpulab::gpu::X or gpulab::emulated::X, so both builds live in one program, and for the emulator
 # turns kernel<<<...>>>(...) into a call of the emulator; `#line` keeps messages on the original.
 # A third generated file gives each launcher its one name, gpulab::X::name, which calls the build
@@ -224,7 +224,7 @@ function(gpulab_add_cuda_executable name)
   # (-Wno-volatile: `s[t] += ...` through a volatile pointer is deprecated C++20 but common CUDA.)
   target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -Wno-volatile)
   # The learner's headers, rewritten at each build into a mirror searched first for "quoted"
-  # includes (kernels/emulator/header_mirror.hpp): the sources' folders and every include folder
+  # includes (kernels/emulator/rewrite/header_mirror.hpp): the sources' folders and every include folder
   # the target has, those set after this call too.
   set(mirror ${CMAKE_CURRENT_BINARY_DIR}/${name}_emulated.sources/mirror)
   set(include_dirs "$<TARGET_PROPERTY:${name}_emulated,INCLUDE_DIRECTORIES>")
@@ -281,6 +281,18 @@ function(gpulab_add_lesson number name)
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_LIBS ${lib})
   set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_NAMES ${name})
+  set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_NUMBERS ${number})
+  # The lesson's own kernels: the folder of its first kernel library (gpulab_X: kernels/X/), which
+  # the Code view shows.
+  set(kernel_folder "")
+  if(ARG_KERNELS)
+    list(GET ARG_KERNELS 0 first)
+    string(REGEX REPLACE "^gpulab_" "" folder "${first}")
+    if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/${folder})
+      set(kernel_folder "kernels/${folder}")
+    endif()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_KERNEL_FOLDERS "${kernel_folder}")
   get_property(part GLOBAL PROPERTY GPULAB_COURSE_PART)
   set_property(GLOBAL APPEND PROPERTY GPULAB_LESSON_PARTS "${part}")
 endfunction()

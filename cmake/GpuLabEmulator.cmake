@@ -20,22 +20,25 @@ endif()
 add_library(gpulab_emulator STATIC
   ${gpulab_kernels}/common/device_info_text.cpp
   ${gpulab_kernels}/common/launch_description.cpp
-  ${gpulab_kernels}/emulator/checker.cpp
-  ${gpulab_kernels}/emulator/device_assert.cpp
-  ${gpulab_kernels}/emulator/global_records.cpp
-  ${gpulab_kernels}/emulator/launch.cpp
-  ${gpulab_kernels}/emulator/memory.cpp
-  ${gpulab_kernels}/emulator/memory_counter.cpp
-  ${gpulab_kernels}/emulator/ptx.cpp
-  ${gpulab_kernels}/emulator/runtime_api.cpp
-  ${gpulab_kernels}/emulator/runtime_memory.cpp
-  ${gpulab_kernels}/emulator/runtime_streams.cpp
-  ${gpulab_kernels}/emulator/sanitizer_hooks.cpp
-  ${gpulab_kernels}/emulator/scheduler.cpp
-  ${gpulab_kernels}/emulator/shared_memory.cpp
-  ${gpulab_kernels}/emulator/shared_steps.cpp
-  ${gpulab_kernels}/emulator/stream_order.cpp
-  ${gpulab_kernels}/emulator/upload_watch.cpp)
+  ${gpulab_kernels}/emulator/execution/launch.cpp
+  ${gpulab_kernels}/emulator/execution/scheduler.cpp
+  ${gpulab_kernels}/emulator/execution/shared_memory.cpp
+  ${gpulab_kernels}/emulator/execution/synchronisation.cpp
+  ${gpulab_kernels}/emulator/language/device_assert.cpp
+  ${gpulab_kernels}/emulator/language/ptx.cpp
+  ${gpulab_kernels}/emulator/observers/check_reports.cpp
+  ${gpulab_kernels}/emulator/observers/checker.cpp
+  ${gpulab_kernels}/emulator/observers/global_records.cpp
+  ${gpulab_kernels}/emulator/observers/memory_counter.cpp
+  ${gpulab_kernels}/emulator/observers/observers.cpp
+  ${gpulab_kernels}/emulator/observers/sanitizer_hooks.cpp
+  ${gpulab_kernels}/emulator/observers/shared_steps.cpp
+  ${gpulab_kernels}/emulator/observers/stream_order.cpp
+  ${gpulab_kernels}/emulator/observers/upload_watch.cpp
+  ${gpulab_kernels}/emulator/runtime/memory.cpp
+  ${gpulab_kernels}/emulator/runtime/runtime_api.cpp
+  ${gpulab_kernels}/emulator/runtime/runtime_memory.cpp
+  ${gpulab_kernels}/emulator/runtime/runtime_streams.cpp)
 target_include_directories(gpulab_emulator PUBLIC ${gpulab_kernels})
 target_compile_features(gpulab_emulator PUBLIC cxx_std_20)
 target_link_libraries(gpulab_emulator PUBLIC Boost::context Threads::Threads ${CMAKE_DL_LIBS})
@@ -49,12 +52,12 @@ set_target_properties(gpulab_emulator PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_compile_options(gpulab_emulator PRIVATE -ftls-model=initial-exec)
 gpulab_warnings(gpulab_emulator)
 
-# The source rewrite every CUDA file goes through before it is compiled (emulator/rewrite.hpp).
-add_library(gpulab_rewrite STATIC ${gpulab_kernels}/emulator/rewrite.cpp ${gpulab_kernels}/emulator/rewrite_scan.cpp
-            ${gpulab_kernels}/emulator/launcher_dispatch.cpp ${gpulab_kernels}/emulator/header_mirror.cpp)
+# The source rewrite every CUDA file goes through before it is compiled (emulator/rewrite/rewrite.hpp).
+add_library(gpulab_rewrite STATIC ${gpulab_kernels}/emulator/rewrite/rewrite.cpp ${gpulab_kernels}/emulator/rewrite/rewrite_scan.cpp
+            ${gpulab_kernels}/emulator/rewrite/launcher_dispatch.cpp ${gpulab_kernels}/emulator/rewrite/header_mirror.cpp)
 target_include_directories(gpulab_rewrite PUBLIC ${gpulab_kernels})
 target_compile_features(gpulab_rewrite PUBLIC cxx_std_20)
 gpulab_warnings(gpulab_rewrite)
-add_executable(gpulab_cuda_rewrite ${gpulab_kernels}/emulator/cuda_rewrite_main.cpp)
+add_executable(gpulab_cuda_rewrite ${gpulab_kernels}/emulator/rewrite/cuda_rewrite_main.cpp)
 target_link_libraries(gpulab_cuda_rewrite PRIVATE gpulab_rewrite)
 gpulab_warnings(gpulab_cuda_rewrite)

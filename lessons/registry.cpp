@@ -1,5 +1,8 @@
 #include "registry.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include "grading/grading.hpp"
 #include "grading/submission_run.hpp"
 
@@ -7,24 +10,38 @@ namespace gpulab {
 
 // Each lesson's folder defines NAME_lesson(); lessons.inc (written by lessons/CMakeLists.txt from
 // its gpulab_add_lesson lines) lists them in order.
-#define X(name, part) const Lesson& name##_lesson();
+#define X(name, number, part, kernels) const Lesson& name##_lesson();
 #include "lessons.inc"
 #undef X
 
 namespace {
 
-// A lesson as the executables and the app see it: the part of the course it is in, its exercises' files as the variant
-// `yours` (exercises/NN_*/, found at run time), and every instance knowing the problem it was made for.
-Lesson with_exercises(const Lesson& own, const char* part) {
+// "docs/lessons/07-tiny-network.md" for lesson 07, tiny_network.
+std::string text_file_of(const std::string& number, std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return "docs/lessons/" + number + "-" + name + ".md";
+}
+
+// A lesson as the executables and the app see it: what its gpulab_add_lesson line says (its number,
+// name, text, the part of the course it is in, its kernels' folder among the Code view's sources),
+// its exercises' files as the variant `yours` (exercises/NN_*/, found at run time), and every
+// instance knowing the problem it was made for.
+Lesson registered(const Lesson& own, const char* number, const char* name, const char* part, const char* kernels) {
   Lesson l = own;
+  l.id = number;
+  l.name = name;
+  l.text_file = text_file_of(l.id, l.name);
   l.part = part;
+  // (After the files the lesson lists first, in the order it teaches them: the rest of its folder.)
+  if (*kernels != '\0' && std::find(l.sources.begin(), l.sources.end(), kernels) == l.sources.end())
+    l.sources.push_back(kernels);
   l.make_instance = [make = own.make_instance](const Problem& p, std::uint64_t seed) {
     std::unique_ptr<Instance> instance = make(p, seed);
     instance->problem = p;
     return instance;
   };
-  for (Variant& v : grading::exercise_variants(own)) l.variants.push_back(std::move(v));
-  for (const grading::Spec* e : grading::exercises_of_lesson(own.id))
+  for (Variant& v : grading::exercise_variants(l)) l.variants.push_back(std::move(v));
+  for (const grading::Spec* e : grading::exercises_of_lesson(l.id))
     l.sources.push_back("exercises/" + e->name + "/" + e->file);  // the Code view's tabs
   return l;
 }
@@ -32,7 +49,7 @@ Lesson with_exercises(const Lesson& own, const char* part) {
 }  // namespace
 
 const std::vector<const Lesson*>& all_lessons() {
-#define X(name, part) with_exercises(name##_lesson(), part),
+#define X(name, number, part, kernels) registered(name##_lesson(), number, #name, part, kernels),
   static const std::vector<Lesson> lessons = {
 #include "lessons.inc"
   };

@@ -1,10 +1,10 @@
-// The checked mode's packed records of device memory (emulator/global_records.hpp): what a granule's
+// The checked mode's packed records of device memory (emulator/observers/global_records.hpp): what a granule's
 // record reads back as after the writes and reads of a launch, and what the records cost.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 
-#include "emulator/global_records.hpp"
+#include "emulator/observers/global_records.hpp"
 
 using namespace gpulab::emulated;
 

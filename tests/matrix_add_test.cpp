@@ -5,7 +5,7 @@
 #include "common/backend.hpp"
 #include "common/random.hpp"
 #include "common/verify.hpp"
-#include "emulator/memory.hpp"
+#include "emulator/runtime/memory.hpp"
 #include "matrix_add/matrix_add.hpp"
 
 using namespace gpulab;

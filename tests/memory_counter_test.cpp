@@ -1,4 +1,4 @@
-// The emulator's memory counts (emulator/memory_counter.hpp) on kernels whose requests, sectors
+// The emulator's memory counts (emulator/observers/memory_counter.hpp) on kernels whose requests, sectors
 // and bank conflicts are known by heart; tools/compare-memory.py checks the lessons' kernels
 // against Nsight Compute on a GPU.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/targets.hpp"
-#include "emulator/memory_counter.hpp"
+#include "emulator/observers/memory_counter.hpp"
 #include "kernels/memory_patterns.hpp"
 
 using namespace gpulab;

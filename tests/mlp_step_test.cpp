@@ -12,7 +12,7 @@
 #include "07_tiny_network/device_steps.hpp"
 #include "07_tiny_network/training.hpp"
 #include "common/targets.hpp"
-#include "emulator/checker.hpp"
+#include "emulator/observers/checker.hpp"
 #include "mlp/mlp.hpp"
 #include "mlp/mlp_data.hpp"
 #include "mlp/mlp_train.hpp"

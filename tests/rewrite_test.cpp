@@ -1,4 +1,4 @@
-// The source rewrite's launcher names (emulator/rewrite.hpp): each launcher of a kernel file gets
+// The source rewrite's launcher names (emulator/rewrite/rewrite.hpp): each launcher of a kernel file gets
 // one name that calls the build of the thread's device backend, and the backends' builds call
 // their own launchers.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "emulator/rewrite.hpp"
+#include "emulator/rewrite/rewrite.hpp"
 
 using namespace gpulab::emulated;
 using Catch::Matchers::Contains;

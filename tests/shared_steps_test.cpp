@@ -1,4 +1,4 @@
-// The shared-memory step recorder (emulator/shared_steps.hpp, common/shared_steps.hpp): what it
+// The shared-memory step recorder (emulator/observers/shared_steps.hpp, common/shared_steps.hpp): what it
 // records of a reduction tree, a double-buffered scan and a histogram's atomics is what those
 // kernels do, phase by phase; attention's online softmax read from the warps' exchanges.
 #include <catch2/catch.hpp>

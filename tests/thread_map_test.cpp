@@ -13,7 +13,7 @@ TEST_CASE("every element is handled by exactly one thread, and the rest fall out
   const std::size_t n = GENERATE(1, 40, 1000, 1025);
   const int block = GENERATE(16, 32, 256);
   CAPTURE(n, block);
-  const ThreadMap map = find_lesson("02")->thread_map(static_cast<std::int64_t>(n), block, backend, "");
+  const ThreadMap map = find_lesson("02")->thread_map->record(static_cast<std::int64_t>(n), block, backend, "");
   const auto& records = map.threads;
   const std::size_t blocks = (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block);
   REQUIRE(records.size() == blocks * static_cast<std::size_t>(block));
@@ -44,7 +44,7 @@ TEST_CASE("lesson 03's thread map covers every element once, warps along rows or
   const int block = GENERATE(16, 64, 256);
   const std::string variant = GENERATE("coalesced", "transposed");
   CAPTURE(n, block, variant);
-  const ThreadMap map = find_lesson("03")->thread_map(n, block, backend, variant);
+  const ThreadMap map = find_lesson("03")->thread_map->record(n, block, backend, variant);
   CHECK(map.rows == n);
   CHECK(map.cols == n);
   CHECK(map.threads.size() ==

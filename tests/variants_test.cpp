@@ -10,7 +10,7 @@
 
 #include "common/results.hpp"
 #include "common/session.hpp"
-#include "emulator/checker.hpp"
+#include "emulator/observers/checker.hpp"
 #include "registry.hpp"
 #include "support/lesson_runs.hpp"
 

@@ -149,13 +149,13 @@ void AppWindow::load(LessonState& s) {
   if (!l.variants.empty() && l.thread_map) {
     s.map_variant = "";
     // Small enough to see every thread, large enough that the last block runs past the end.
-    s.map_n = std::min<std::int64_t>(l.thread_map_max_n, 40);
+    s.map_n = std::min<std::int64_t>(l.thread_map->max_n, 40);
     s.map_sectors = options_.map_sectors;
     for (const std::string& v : options_.variants) {  // --variant names a mapping the thread map offers
-      if (std::find(l.thread_map_variants.begin(), l.thread_map_variants.end(), v) != l.thread_map_variants.end())
+      if (std::find(l.thread_map->variants.begin(), l.thread_map->variants.end(), v) != l.thread_map->variants.end())
         s.map_variant = v;
     }
-    s.map_block = l.thread_map_max_n < 1000 ? 256 : 16;
+    s.map_block = l.thread_map->max_n < 1000 ? 256 : 16;
   }
 }
 
@@ -460,8 +460,8 @@ std::vector<std::string> AppWindow::view_keys(const Lesson* lesson) {
 }
 
 bool has_visualization(const Lesson& l) {
-  return l.live_training || static_cast<bool>(l.image_training) || !l.timeline_variants.empty() ||
-         static_cast<bool>(l.thread_map) || !l.step_variants.empty();
+  return (l.training && (l.training->live_network || l.training->live_images)) ||
+         (l.timeline && !l.timeline->variants.empty()) || l.thread_map || l.steps;
 }
 bool has_exercise(const Lesson& l) { return !grading::exercises_of_lesson(l.id).empty(); }
 

@@ -48,7 +48,7 @@ void ImageTrainingView::start(const Lesson& lesson, bool gpu_usable) {
   Backend backend = kBackendValues[backend_];
   if (backend == Backend::gpu && !gpu_usable) backend = Backend::emulated;
   run_.reset();  // the previous run stops and joins first
-  run_ = lesson.image_training(backend);
+  run_ = lesson.training->live_images(backend);
   lesson_id_ = lesson.id;
 }
 

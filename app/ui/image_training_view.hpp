@@ -1,5 +1,5 @@
 #pragma once
-// The Visualize view of a lesson that trains an image classifier (Lesson::image_training): a run
+// The Visualize view of a lesson that trains an image classifier (Lesson::training, its live_images): a run
 // in the background on the CPU, the GPU or the emulator, and what it has learnt so far — the loss
 // and the accuracy on unseen images as curves, a grid of those images with the class the network
 // picks (green when right), and the first layer's filters as pictures.

@@ -1,5 +1,5 @@
 #pragma once
-// The Memory view's pictures, from the emulator's counts (emulator/memory_counts.hpp):
+// The Memory view's pictures, from the emulator's counts (emulator/observers/memory_counts.hpp):
 // - one warp's request as it reaches memory: for global memory its 32 lanes and the 32-byte
 //   sectors they touch (4 for 32 consecutive floats, 32 for 32 floats a row apart); for shared
 //   memory the lanes and the 32 banks, a bank that must deliver several words marked (a conflict);
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/memory_counts.hpp"
+#include "emulator/observers/memory_counts.hpp"
 
 namespace gpulab::app {
 

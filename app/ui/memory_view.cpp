@@ -10,7 +10,6 @@
 
 #include "common/session.hpp"
 #include "core/kernel_facts.hpp"
-#include "emulator/memory_counter.hpp"
 #include "ui/app_window.hpp"
 #include "ui/memory_pictures.hpp"
 #include "ui/view_helpers.hpp"
@@ -34,8 +33,6 @@ std::int64_t counting_size(const Lesson& l) {
   }
   return chosen;
 }
-
-using emulated::memory_counter::thousands;
 
 double sector_bytes(const Result& r) {
   double bytes = 0;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "emulator/checker.hpp"
 #include "ui/app_window.hpp"
 #include "ui/plot.hpp"
 #include "ui/view_helpers.hpp"
@@ -160,7 +159,7 @@ void AppWindow::draw_results_table() {
                                                         : ImVec4{1, 0.4f, 0.4f, 1};
     // A report of the emulator's checked mode names its tool in the row ("error: racecheck"); the
     // tooltip holds the whole report.
-    const std::string tool = emulated::check::reported_tool(r.message);
+    const std::string tool = reported_tool(r);
     ImGui::TextColored(colour, "%s", (std::string(to_string(r.status)) + (tool.empty() ? "" : ": " + tool)).c_str());
     if (!r.message.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.message.c_str());
     ImGui::TableNextColumn();

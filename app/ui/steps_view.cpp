@@ -179,7 +179,7 @@ void draw_shared_steps(const steps::Trace& trace, std::uint32_t array, std::size
 
 void StepsView::record(const Lesson& lesson, State& s) {
   recording_for_ = lesson.id;
-  recording_softmax_ = lesson.steps_picture == Lesson::StepsPicture::online_softmax;
+  recording_softmax_ = lesson.steps->picture == SharedMemorySteps::Picture::online_softmax;
   future_ = std::async(std::launch::async, [&lesson, v = s.variant, text = std::string(s.problem)] {
     return record_shared_steps(lesson, v, steps_problem_of(lesson, text), 1);
   });
@@ -188,10 +188,10 @@ void StepsView::record(const Lesson& lesson, State& s) {
 void StepsView::draw(const Lesson& l) {
   State& s = states_[l.id];
   if (s.variant.empty()) {
-    s.variant = l.step_variants.front();
-    std::snprintf(s.problem, sizeof s.problem, "%s", l.steps_problem.c_str());
+    s.variant = l.steps->variants.front();
+    std::snprintf(s.problem, sizeof s.problem, "%s", l.steps->problem.c_str());
   }
-  const bool softmax = l.steps_picture == Lesson::StepsPicture::online_softmax;
+  const bool softmax = l.steps->picture == SharedMemorySteps::Picture::online_softmax;
   ImGui::TextWrapped(
       "%s", softmax
                 ? "The online softmax step by step, from the emulator's real execution: the fused kernel runs once at "
@@ -204,7 +204,7 @@ void StepsView::draw(const Lesson& l) {
                   "time a __syncthreads() falls. A row is the array after a phase; the elements written in it are "
                   "coloured by the writing thread's warp, with lines from the elements that thread read (the row above "
                   "holds their values). Hover a cell.");
-  for (const std::string& v : l.step_variants) {
+  for (const std::string& v : l.steps->variants) {
     if (ImGui::RadioButton(v.c_str(), s.variant == v) && s.variant != v) {
       s.variant = v;
       s.launch = 0, s.array = -1;

@@ -16,15 +16,15 @@ namespace gpulab::app {
 
 void AppWindow::draw_visualize() {
   const Lesson& l = *lesson_;
-  if (l.live_training) {
+  if (l.training && l.training->live_network) {
     training_view_.draw(gpu_usable_);
     return;
   }
-  if (l.image_training) {
+  if (l.training && l.training->live_images) {
     image_training_view_.draw(l, gpu_usable_);
     return;
   }
-  if (!l.timeline_variants.empty()) {  // lesson 08's pipelines (lesson 10's step timeline: --timeline)
+  if (l.timeline && !l.timeline->variants.empty()) {  // lesson 08's pipelines (lesson 10's step timeline: --timeline)
     draw_timeline_panel();
     return;
   }
@@ -32,7 +32,7 @@ void AppWindow::draw_visualize() {
     draw_thread_map_panel();
     return;
   }
-  if (!l.step_variants.empty()) {
+  if (l.steps) {
     steps_view_.draw(l);
     return;
   }
@@ -54,13 +54,13 @@ void AppWindow::draw_thread_map_panel() {
                            "a cell.");
   long long n = s.map_n;
   ImGui::SetNextItemWidth(160);
-  if (ImGui::InputScalar("n", ImGuiDataType_S64, &n)) s.map_n = std::clamp<long long>(n, 1, l.thread_map_max_n);
+  if (ImGui::InputScalar("n", ImGuiDataType_S64, &n)) s.map_n = std::clamp<long long>(n, 1, l.thread_map->max_n);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(160);
   if (ImGui::InputInt("threads per block", &s.map_block, 16)) s.map_block = std::clamp(s.map_block, 1, 1024);
-  for (const std::string& v : l.thread_map_variants) {  // the mappings the lesson offers
+  for (const std::string& v : l.thread_map->variants) {  // the mappings the lesson offers
     ImGui::SameLine();
-    const bool chosen = s.map_variant == v || (s.map_variant.empty() && v == l.thread_map_variants.front());
+    const bool chosen = s.map_variant == v || (s.map_variant.empty() && v == l.thread_map->variants.front());
     if (ImGui::RadioButton(v.c_str(), chosen)) s.map_variant = v;
   }
   ImGui::SameLine();
@@ -70,7 +70,7 @@ void AppWindow::draw_thread_map_panel() {
   const bool first = !s.map && s.map_error.empty() && !recording;
   if (ImGui::Button(gpu_usable_ ? "Record on the GPU" : "Record (emulated)") || first) {
     map_future_ = std::async(std::launch::async, [&l, n = s.map_n, block = s.map_block, backend, v = s.map_variant] {
-      return l.thread_map(n, block, backend, v);
+      return l.thread_map->record(n, block, backend, v);
     });
     if (s.map_sectors) count_map_sectors();
   }
@@ -130,9 +130,9 @@ void AppWindow::draw_thread_map_panel() {
 void AppWindow::count_map_sectors() {
   LessonState& s = state();
   const Lesson& l = *lesson_;
-  const std::string variant = !s.map_variant.empty()           ? s.map_variant
-                              : !l.thread_map_variants.empty() ? l.thread_map_variants.front()
-                                                               : std::string();
+  const std::string variant = !s.map_variant.empty()            ? s.map_variant
+                              : !l.thread_map->variants.empty() ? l.thread_map->variants.front()
+                                                                : std::string();
   if (std::none_of(l.variants.begin(), l.variants.end(), [&](const Variant& v) { return v.name == variant; })) {
     s.map_sectors_note = "no variant of this lesson launches this mapping";
     return;
@@ -170,7 +170,7 @@ void AppWindow::draw_timeline_panel() {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(110);
   if (ImGui::InputInt("streams", &s.timeline_streams)) s.timeline_streams = std::clamp(s.timeline_streams, 1, 64);
-  for (const auto& [variant, label] : l.timeline_variants) {  // the pipelines the lesson offers
+  for (const auto& [variant, label] : l.timeline->variants) {  // the pipelines the lesson offers
     ImGui::SameLine();
     if (s.timeline_variant.empty()) s.timeline_variant = variant;
     if (ImGui::RadioButton(label.c_str(), s.timeline_variant == variant)) s.timeline_variant = variant;
@@ -181,13 +181,14 @@ void AppWindow::draw_timeline_panel() {
     ImGui::BeginDisabled(recording);
     if (ImGui::Button("Record on the GPU")) {
       const std::string shape = fmt::format("{}:{}:{}", s.timeline_n, s.timeline_chunks, s.timeline_streams);
-      timeline_future_ = std::async(
-          std::launch::async, [&l, shape, v = s.timeline_variant] { return l.timeline(l.parse_shape(shape), v, 256); });
+      timeline_future_ = std::async(std::launch::async, [&l, shape, v = s.timeline_variant] {
+        return l.timeline->record(l.parse_shape(shape), v, 256);
+      });
     }
     ImGui::EndDisabled();
-  } else if (!s.timeline && s.timeline_error.empty() && !l.recorded_timeline.empty()) {
+  } else if (!s.timeline && s.timeline_error.empty() && !l.timeline->recorded.empty()) {
     // No GPU here: the timeline recorded on a reference GPU, marked as such.
-    const std::string path = (fs::path(options_.data_dir) / l.recorded_timeline).string();
+    const std::string path = (fs::path(options_.data_dir) / l.timeline->recorded).string();
     try {
       std::string error;
       const std::string text = read_text(path, error);

@@ -83,10 +83,11 @@ std::string driver_source(const Spec& spec) {
 #include <cstring>
 #include <vector>
 
-#include "emulator/upload_watch.hpp"
+#include "common/event_clock.hpp"
+#include "emulator/observers/upload_watch.hpp"
 #ifdef GPULAB_EMULATED
-#include "emulator/memory.hpp"
-#include "emulator/memory_counter.hpp"
+#include "emulator/runtime/memory.hpp"
+#include "emulator/observers/memory_counter.hpp"
 #endif
 
 {entry};
@@ -197,22 +198,27 @@ int main(int argc, char** argv) {{
   void* flush = nullptr;
   if (reps > 0 && l2_bytes > 0) check(cudaMalloc(&flush, 2 * static_cast<std::size_t>(l2_bytes)), "cudaMalloc (L2 flush)");
 #endif
-  cudaEvent_t marks[4];
-  for (cudaEvent_t& e : marks) check(cudaEventCreate(&e), "cudaEventCreate");
-  std::vector<double> times;
-  for (std::int64_t run = 0; run < 1 + (reps > 0 ? warmup + reps : 0); ++run) {{
+  // Timed as every row of a lesson is (lessons/common/event_clock.hpp, phase_times.hpp): the same
+  // events, the same phases, the compute phase held until your function has queued its work.
+  struct ExitOnError {{
+    void operator()(cudaError_t e, const char* what) const {{ check(e, what); }}
+  }};
+  gpulab::EventClock<ExitOnError> clock{{ExitOnError{{}}}};
+  std::int64_t call = 0;  // the first call is checked; then come the warm-up and the timed calls
+  auto once = [&]() -> gpulab::PhaseTimes {{
+    const bool first = call++ == 0;
 {poison}#ifndef GPULAB_EMULATED
-    if (flush != nullptr) check(cudaMemset(flush, run & 0xff, 2 * static_cast<std::size_t>(l2_bytes)), "flushing L2");
+    if (flush != nullptr) check(cudaMemset(flush, call & 0xff, 2 * static_cast<std::size_t>(l2_bytes)), "flushing L2");
 #endif
-    check(cudaEventRecord(marks[0]), "cudaEventRecord");
-{upload}    check(cudaEventRecord(marks[1]), "cudaEventRecord");
-    if (run == 0) gpulab::emulated::rt::watch_uploads({{{grader_inputs}}}, {{{host_outputs}}});
+    clock.wait();
+    const auto start = std::chrono::steady_clock::now();
+    clock.mark(0);
+{upload}    clock.mark(1);
+    if (first) gpulab::emulated::rt::watch_uploads({{{grader_inputs}}}, {{{host_outputs}}});
 #ifdef GPULAB_EMULATED
     // The grader's efficiency case: the emulator's memory counts of the learner's launches.
-    const bool counting = run == 0 && std::getenv("GPULAB_GRADE_COUNTS") != nullptr;
+    const bool counting = first && std::getenv("GPULAB_GRADE_COUNTS") != nullptr;
     if (counting) gpulab::emulated::memory_counter::start();
-#endif
-#ifdef GPULAB_EMULATED
     // Device memory out of the host code's reach, as on a GPU: a host access is reported.
     gpulab::emulated::guard_from_host(true);
 #endif
@@ -221,31 +227,35 @@ int main(int argc, char** argv) {{
     gpulab::emulated::guard_from_host(false);
     if (counting) report_counts(gpulab::emulated::memory_counter::stop());
     // The emulator did every queued copy at once; a GPU may not have, if nothing waited for them.
-    if (const std::size_t n = gpulab::emulated::rt::unfinished_copies_to_host(); run == 0 && n > 0)
+    if (const std::size_t n = gpulab::emulated::rt::unfinished_copies_to_host(); first && n > 0)
       std::fprintf(stderr, "{unfinished} %zu\n", n);
 #endif
 {returned}    check(cudaGetLastError(), "after your function returned");
-    check(cudaEventRecord(marks[2]), "cudaEventRecord");
+    clock.mark(2);
     check(cudaDeviceSynchronize(), "when the device finished your work (cudaDeviceSynchronize)");
 {download}    // After the device's work: host memory a kernel read is kept as it was then.
-    if (run == 0) gpulab::emulated::rt::stop_watching_uploads();
-    check(cudaEventRecord(marks[3]), "cudaEventRecord");
-    if (run == 0 || (reps > 0 && run == warmup + reps)) {{  // the first call, and the last timed one
-{save}    }}
-    if (run == 0) {{
-{host_work}    }}
-    check(cudaEventSynchronize(marks[3]), "cudaEventSynchronize");
-    if (run > warmup) {{
-      for (int k = 0; k < 3; ++k) {{
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, marks[k], marks[k + 1]), "cudaEventElapsedTime");
-        times.push_back(ms);
-      }}
-    }}
+    if (first) gpulab::emulated::rt::stop_watching_uploads();
+    clock.mark(3);
+    if (first) {{
+{save}{host_work}    }}
+    clock.wait();
+    gpulab::PhaseTimes t = clock.phases();
+    t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return t;
+  }};
+  once();
+  std::vector<gpulab::PhaseTimes> times;
+  for (std::int64_t run = 0; run < (reps > 0 ? warmup + reps : 0); ++run) {{
+    const gpulab::PhaseTimes t = gpulab::timed_repetition(once, clock);
+    if (run >= warmup) times.push_back(t);
   }}
-  for (const double t : times) std::fwrite(&t, sizeof t, 1, out);
-{release}  for (cudaEvent_t& e : marks) cudaEventDestroy(e);
-#ifndef GPULAB_EMULATED
+  if (reps > 0) {{  // what the last timed call left
+{save}  }}
+  for (const gpulab::PhaseTimes& t : times) {{
+    const double phases[4] = {{t.h2d_ms, t.kernel_ms, t.d2h_ms, t.total_ms}};
+    std::fwrite(phases, sizeof phases, 1, out);
+  }}
+{release}#ifndef GPULAB_EMULATED
   cudaFree(flush);
 #endif
   if (std::fclose(out) != 0) {{

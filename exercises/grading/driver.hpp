@@ -9,8 +9,9 @@
 //        double, converted to the parameter's type) or an array (int64 length, then, for the
 //        arrays the entry point reads, the elements in the parameter's own type).
 //   out: per written array its elements after the first call; then, when reps > 0, per written
-//        array its elements after the last timed call, and per timed call three doubles: the
-//        milliseconds of the copies in, of the call, and of the copies out.
+//        array its elements after the last timed call, and per timed call four doubles: the
+//        milliseconds of the copies in, of the call, of the copies out, and end to end — timed
+//        as every lesson row is (lessons/common/phase_times.hpp, event_clock.hpp).
 // A CUDA error ends it with exit status 3 and a line on stderr that starts with kCudaErrorTag.
 #include <string>
 

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "common/mix.hpp"
-#include "emulator/memory_counts.hpp"
+#include "emulator/observers/memory_counts.hpp"
 #include "grading/check.hpp"
 #include "grading/driver.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // For the GPU build of a graded file only: the grader forces this header in (nvcc's -include), so
 // that the learner's copies and host-memory calls pass through the grader's watch
-// (kernels/emulator/upload_watch.hpp) on the way to CUDA, unchanged. On the emulator the runtime
+// (kernels/emulator/observers/upload_watch.hpp) on the way to CUDA, unchanged. On the emulator the runtime
 // itself tells the watch; on a GPU nothing else could say that an output was computed on the host
 // and handed over. Each name stays CUDA's in the learner's code (macros at the end), with CUDA's
 // overloads, defaults and results.

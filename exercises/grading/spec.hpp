@@ -55,7 +55,7 @@ struct Performance {
 };
 
 // Optional efficiency grading without a GPU: one case run on the emulator with its memory counts
-// (Nsight Compute's, emulator/memory_counts.hpp), each measure scored by the instructor's bands.
+// (Nsight Compute's, emulator/observers/memory_counts.hpp), each measure scored by the instructor's bands.
 // Measures: global_load_efficiency and global_store_efficiency (the share of each 32-byte sector
 // fetched that the threads used, 0 to 1: higher is better); global_load_traffic (bytes of sectors
 // loaded ÷ the bytes of the input arrays: how often each input is fetched; lower is better);

@@ -29,6 +29,7 @@ namespace {
 
 const fs::path kGpuWatchHeader = fs::path(GPULAB_GRADING_DIR) / "gpu_watch.cuh";
 const fs::path kUploadWatchSource = GPULAB_UPLOAD_WATCH_SOURCE;
+const fs::path kStreamHoldSources[] = {GPULAB_STREAM_HOLD_SOURCE, GPULAB_LAUNCH_DESCRIPTION_SOURCE};
 
 template <typename T>
 void write_as(std::ofstream& out, const std::vector<double>& values) {
@@ -169,6 +170,8 @@ Built build_submission(const Spec& spec, const fs::path& file, bool gpu, const f
     // emulator's runtime is on the emulator.
     request.forced_includes = {kGpuWatchHeader};
     request.trusted_sources.push_back(kUploadWatchSource);
+    // The stream hold the driver's clock times the call with (lessons/common/event_clock.hpp).
+    for (const fs::path& f : kStreamHoldSources) request.trusted_sources.push_back(f);
   }
   request.gpu = gpu;
   request.stop_at_reports = true;  // each case's error is its launch's
@@ -289,7 +292,7 @@ ChildResult run_case(const Spec& spec, const fs::path& program, const CaseData& 
   if (reps > 0) {
     read_outputs(r.last_outputs);
     for (int i = 0; ok && i < reps; ++i) {
-      std::array<double, 3> t{};
+      std::array<double, 4> t{};
       in.read(reinterpret_cast<char*>(t.data()), sizeof t);
       ok = static_cast<bool>(in);
       if (ok) r.times.push_back(t);

@@ -48,7 +48,8 @@ struct ChildResult {
   std::string output;      // its stdout and stderr together (the emulator's checked-mode reports)
   std::map<std::string, std::vector<double>> outputs;       // after the first call
   std::map<std::string, std::vector<double>> last_outputs;  // after the last timed call (reps > 0)
-  std::vector<std::array<double, 3>> times;                 // per timed call: copies in, call, copies out (ms)
+  // Per timed call (ms): copies in, the call, copies out, end to end (lessons/common/phase_times.hpp).
+  std::vector<std::array<double, 4>> times;
 };
 
 // Runs the built program on one case. `wrapper` goes before it on the command line

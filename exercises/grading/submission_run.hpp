@@ -2,8 +2,9 @@
 // An exercise as its lesson's variant `yours`: the learner's file as it is saved, built by the
 // grader (no rebuild of GPU Lab) and run in a process of its own at the lesson's size — so the
 // Run view and the executables pick up an edit as the Grade button does, and a crash or a hang
-// in it is that run's failure, not the app's. The process times the calls itself (CUDA events
-// around the copies and around the learner's function), and its outputs are checked against the
+// in it is that run's failure, not the app's. The process times the calls itself, with the
+// lessons' own repetition and clock (lessons/common/phase_times.hpp, event_clock.hpp: the same
+// events, phases and stream hold as every other row), and its outputs are checked against the
 // grader's float64 reference.
 #include <string>
 #include <vector>

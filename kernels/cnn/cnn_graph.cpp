@@ -5,6 +5,7 @@
 
 #include "cnn/cnn_gpu.hpp"
 #include "common/cuda_check.hpp"
+#include "common/cuda_handles.hpp"
 
 namespace gpulab::cnn {
 
@@ -16,7 +17,7 @@ class CudaGraphStep final : public GraphStep {
   CudaGraphStep(const CudaGraphStep&) = delete;
   CudaGraphStep& operator=(const CudaGraphStep&) = delete;
   ~CudaGraphStep() override {
-    release();
+    exec_.reset();
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
   void run(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v, std::span<const float> x,
@@ -26,26 +27,14 @@ class CudaGraphStep final : public GraphStep {
                   batch,
                   t,
                   {net.side, net.channels, net.c1, net.c2, net.hidden, net.classes}};
-    if (exec_ == nullptr || !(key == key_)) {
-      release();
+    if (!exec_ || !(key == key_)) {
+      exec_.reset();
       if (stream_ == nullptr) GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-      // Nothing runs while capturing: each launch on stream_ becomes a node of the graph.
-      GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-      cudaGraph_t graph = nullptr;
-      try {
-        step_(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream_);
-      } catch (...) {
-        cudaStreamEndCapture(stream_, &graph);  // leave the stream usable; the error goes on
-        if (graph != nullptr) cudaGraphDestroy(graph);
-        throw;
-      }
-      GPULAB_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-      const cudaError_t made = cudaGraphInstantiate(&exec_, graph, 0);
-      cudaGraphDestroy(graph);
-      GPULAB_CUDA_CHECK(made);
+      exec_ =
+          capture_graph(stream_, [&] { step_(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream_); });
       key_ = key;
     }
-    GPULAB_CUDA_CHECK(cudaGraphLaunch(exec_, nullptr));
+    exec_.launch(nullptr);
   }
 
  private:
@@ -55,14 +44,9 @@ class CudaGraphStep final : public GraphStep {
     int sizes[6];
     bool operator==(const Key&) const = default;
   };
-  void release() {
-    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
-    exec_ = nullptr;
-  }
-
   StepFunction step_;
   cudaStream_t stream_ = nullptr;  // the capture's (the legacy default stream cannot be captured)
-  cudaGraphExec_t exec_ = nullptr;
+  GraphExec exec_;
   Key key_{};
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // RAII device memory with copies to and from the host. Its spans point to device memory: pass
 // them to launchers, never dereference them on the host. `Memory` is the GPU's (gpu_memory.hpp)
-// or the emulator's (emulator/memory.hpp); both look the same to a lesson.
+// or the emulator's (emulator/runtime/memory.hpp); both look the same to a lesson.
 #include <cstddef>
 #include <span>
 #include <stdexcept>

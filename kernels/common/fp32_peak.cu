@@ -1,13 +1,8 @@
-// The GPU's FP32 ceiling, measured: every thread runs independent chains of fused multiply-adds
-// on registers, with no memory traffic, so only the arithmetic units limit it.
-#include <algorithm>
-#include <vector>
-
-#include "common/cuda_check.hpp"
+// The kernel behind the GPU's FP32 ceiling (timed by lessons/common/peaks.cpp): every thread runs
+// independent chains of fused multiply-adds on registers, with no memory traffic, so only the
+// arithmetic units limit it.
 #include "common/fp32_peak.hpp"
-#include "common/gpu_memory.hpp"
 #include "common/launch.cuh"
-#include "common/stream_hold.hpp"
 
 namespace gpulab::gpu {
 
@@ -30,33 +25,13 @@ __global__ void fma_chains_kernel(float* out, float seed) {
 
 }  // namespace
 
-double measure_fp32_gflops() {
-  DeviceBuffer<float> out(1, "fp32 peak output");
-  const int threads = 256;
-  const int blocks = device_attribute(cudaDevAttrMultiProcessorCount) *
-                     (device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor) / threads) * 4;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  GPULAB_CUDA_CHECK(cudaEventCreate(&start));
-  GPULAB_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> rates;
-  StreamHold hold;  // the start event waits until the kernel is queued: the launch is not timed
-  for (int rep = 0; rep < 8; ++rep) {
-    hold.hold(100000);
-    GPULAB_CUDA_CHECK(cudaEventRecord(start));
-    fma_chains_kernel<<<blocks, threads>>>(out.data(), 1.0f);
-    check_launch("fma_chains_kernel", static_cast<unsigned int>(blocks), threads);
-    GPULAB_CUDA_CHECK(cudaEventRecord(stop));
-    hold.release();
-    GPULAB_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    GPULAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    const double flops = 2.0 * kChains * kIterations * static_cast<double>(blocks) * threads;
-    if (rep >= 2) rates.push_back(flops / (ms * 1e-3) / 1e9);  // two warm-ups: clocks ramp up
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(rates.begin(), rates.end());
-  return rates[rates.size() / 2];
+void launch_fma_chains(float* out, int blocks, int threads) {
+  fma_chains_kernel<<<blocks, threads>>>(out, 1.0f);
+  check_launch("fma_chains_kernel", static_cast<unsigned int>(blocks), threads);
+}
+
+double fma_chains_flops(int blocks, int threads) {
+  return 2.0 * kChains * kIterations * static_cast<double>(blocks) * threads;
 }
 
 }  // namespace gpulab::gpu

@@ -1,9 +1,12 @@
 #pragma once
-// The GPU's FP32 arithmetic ceiling, measured (GPU builds only).
+// The kernel behind the GPU's FP32 arithmetic ceiling (GPU builds only); lessons/common/peaks.cpp
+// times it.
 
 namespace gpulab::gpu {
 
-// GFLOP/s of fused multiply-adds (2 FLOPs each) on every multiprocessor, the median of 6 runs.
-double measure_fp32_gflops();
+// `blocks` × `threads` threads each running independent chains of fused multiply-adds (2 FLOPs
+// each) on registers; `out` (one float) is never written, but the compiler cannot know it.
+void launch_fma_chains(float* out, int blocks, int threads);
+double fma_chains_flops(int blocks, int threads);
 
 }  // namespace gpulab::gpu

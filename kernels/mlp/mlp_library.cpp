@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/cuda_handles.hpp"
 #include "matmul/matmul_cublas.hpp"
 
 namespace gpulab::mlp {
@@ -34,58 +35,41 @@ class CudaGraphStep final : public GraphStep {
   void capture(const Key& key, const Layout& net, std::span<float> params, std::span<const float> x,
                std::span<const float> t, int batch, float lr, Loss loss_kind, std::span<float> workspace,
                std::span<float> loss);
-  void release();
 
   GemmFunction gemm_;
   cudaStream_t stream_ = nullptr;  // the capture's stream (the legacy default stream cannot be captured)
-  cudaGraphExec_t exec_ = nullptr;
+  GraphExec exec_;
   Key key_{};
   std::vector<int> sizes_;
 };
 
 CudaGraphStep::~CudaGraphStep() {
-  release();
+  exec_.reset();
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
-}
-
-void CudaGraphStep::release() {
-  if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
-  exec_ = nullptr;
 }
 
 void CudaGraphStep::run(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
                         int batch, float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss) {
   const Key key{{params.data(), x.data(), t.data(), workspace.data(), loss.data()}, batch, lr, loss_kind};
-  if (exec_ == nullptr || !(key == key_) || net.sizes != sizes_)
+  if (!exec_ || !(key == key_) || net.sizes != sizes_)
     capture(key, net, params, x, t, batch, lr, loss_kind, workspace, loss);
-  GPULAB_CUDA_CHECK(cudaGraphLaunch(exec_, nullptr));
+  exec_.launch(nullptr);
 }
 
 void CudaGraphStep::capture(const Key& key, const Layout& net, std::span<float> params, std::span<const float> x,
                             std::span<const float> t, int batch, float lr, Loss loss_kind, std::span<float> workspace,
                             std::span<float> loss) {
-  release();
+  exec_.reset();
   if (stream_ == nullptr) GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   // A cuBLAS handle made inside the capture would fail (it allocates): make it before, even when
   // this is the first cuBLAS call of the program (lesson07_tiny_network --variant cublas_graph).
   if (gemm_ != nullptr) matmul::cublas_ready();  // (the one GEMM passed in is cuBLAS's)
   // [snippet:graph_capture]
-  // Nothing runs while capturing: each launch on stream_ becomes a node of the graph.
-  GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-  struct Graph {  // destroyed however capture() ends; the instantiated copy lives on in exec_
-    cudaGraph_t handle = nullptr;
-    ~Graph() {
-      if (handle != nullptr) cudaGraphDestroy(handle);
-    }
-  } graph;
-  try {
+  // Nothing runs while capturing: each launch the step queues on stream_ becomes a node of the
+  // graph (common/cuda_handles.hpp), which is then instantiated once and launched every step.
+  exec_ = capture_graph(stream_, [&] {
     layered_step(net, params, x, t, batch, lr, loss_kind, workspace, loss, {gemm_, stream_});
-  } catch (...) {
-    cudaStreamEndCapture(stream_, &graph.handle);  // ends the capture, so the stream can be used again
-    throw;
-  }
-  GPULAB_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph.handle));
-  GPULAB_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph.handle, 0));
+  });
   // [/snippet]
   key_ = key;
   sizes_ = net.sizes;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/cuda_handles.hpp"
 #include "matmul/matmul_cublas.hpp"
 #include "multi_gpu/gpu_threads.hpp"
 #include "multi_gpu/multi_gpu_devices.hpp"
@@ -48,7 +49,7 @@ struct DataParallel::Replicas {
   std::vector<ncclComm_t> comms;                         // one per GPU, from one ncclCommInitAll (empty with one GPU)
   std::unique_ptr<GpuThreads> threads;
   bool use_graph = false;
-  std::vector<cudaGraphExec_t> graphs;  // one per GPU, for the step with these:
+  std::vector<GraphExec> graphs;  // one per GPU, for the step with these:
   float graph_lr = 0;
   Loss graph_loss = Loss::mse;
   bool graph_stamped = false;
@@ -56,7 +57,7 @@ struct DataParallel::Replicas {
   void release_graphs() {
     for (std::size_t g = 0; g < graphs.size(); ++g) {
       CurrentDevice on(static_cast<int>(g), true);
-      if (graphs[g] != nullptr) cudaGraphExecDestroy(graphs[g]);
+      graphs[g].reset();
     }
     graphs.clear();
   }
@@ -199,26 +200,15 @@ void DataParallel::queue(int g, float lr, Loss loss, bool stamped) {
 // graphs hold the buffers' addresses and the learning rate.
 void DataParallel::capture(float lr, Loss loss, bool stamped) {
   r_->release_graphs();
-  r_->graphs.assign(static_cast<std::size_t>(gpus()), nullptr);
+  r_->graphs.resize(static_cast<std::size_t>(gpus()));
   r_->threads->run([&](int g) {
     CurrentDevice on(g);
     const auto k = static_cast<std::size_t>(g);
     // A cuBLAS handle made inside the capture would fail (it allocates): make it before.
     if (r_->gemm != nullptr) gpulab::matmul::cublas_ready();
-    const cudaStream_t stream = r_->streams[k]->handle;
-    GPULAB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
-    cudaGraph_t graph = nullptr;
-    try {
-      queue(g, lr, loss, stamped);
-    } catch (...) {
-      cudaStreamEndCapture(stream, &graph);  // leaves the stream usable; the error goes on
-      if (graph != nullptr) cudaGraphDestroy(graph);
-      throw;
-    }
-    GPULAB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-    const cudaError_t made = cudaGraphInstantiate(&r_->graphs[k], graph, 0);
-    cudaGraphDestroy(graph);
-    GPULAB_CUDA_CHECK(made);
+    // (Relaxed: every GPU's thread captures at once.)
+    r_->graphs[k] = capture_graph(
+        r_->streams[k]->handle, [&] { queue(g, lr, loss, stamped); }, cudaStreamCaptureModeRelaxed);
   });
   r_->graph_lr = lr;
   r_->graph_loss = loss;
@@ -239,7 +229,7 @@ void DataParallel::run_step(float lr, Loss loss, bool stamped) {
     CurrentDevice on(g);
     if (r_->use_graph) {
       const auto k = static_cast<std::size_t>(g);
-      GPULAB_CUDA_CHECK(cudaGraphLaunch(r_->graphs[k], r_->streams[k]->handle));
+      r_->graphs[k].launch(r_->streams[k]->handle);
     } else {
       queue(g, lr, loss, stamped);
     }

@@ -97,17 +97,12 @@ Pipeline::Pipeline(int streams, int chunks, bool by_engine) : chunks_(chunks) {
 }
 
 Pipeline::~Pipeline() {
-  release_graph();
+  graph_.reset();
   for (cudaEvent_t e : marks_) cudaEventDestroy(e);
   for (cudaEvent_t e : joins_) cudaEventDestroy(e);
   for (cudaEvent_t e : steps_) cudaEventDestroy(e);
   for (cudaStream_t s : streams_) cudaStreamDestroy(s);
   if (fork_ != nullptr) cudaEventDestroy(fork_);
-}
-
-void Pipeline::release_graph() {
-  if (graph_ != nullptr) cudaGraphExecDestroy(graph_);
-  graph_ = nullptr;
 }
 
 // [snippet:pipeline]
@@ -226,12 +221,10 @@ void Pipeline::run(Work work, const HostArrays& host, const DeviceArrays& device
 // graph holds the pointers and sizes, so new arrays mean a new capture.
 void Pipeline::run_graph(Work work, const HostArrays& host, const DeviceArrays& device, int block) {
   const void* key[3] = {host.out.data(), device.out, host.a.data()};
-  if (graph_ == nullptr || work != graph_work_ || !std::equal(key, key + 3, graph_key_)) {
-    release_graph();
+  if (!graph_ || work != graph_work_ || !std::equal(key, key + 3, graph_key_)) {
+    graph_.reset();
     cudaStream_t origin = streams_.front();
-    GPULAB_CUDA_CHECK(cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal));
-    cudaGraph_t graph = nullptr;
-    try {
+    graph_ = capture_graph(origin, [&] {
       GPULAB_CUDA_CHECK(cudaEventRecord(fork_, origin));
       for (std::size_t s = 1; s < streams_.size(); ++s) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_[s], fork_));
       queue(work, host, device, block, false);
@@ -239,21 +232,13 @@ void Pipeline::run_graph(Work work, const HostArrays& host, const DeviceArrays& 
         GPULAB_CUDA_CHECK(cudaEventRecord(joins_[s], streams_[s]));
         GPULAB_CUDA_CHECK(cudaStreamWaitEvent(origin, joins_[s]));
       }
-    } catch (...) {
-      cudaStreamEndCapture(origin, &graph);  // leave the stream usable; the error goes on
-      if (graph != nullptr) cudaGraphDestroy(graph);
-      throw;
-    }
-    GPULAB_CUDA_CHECK(cudaStreamEndCapture(origin, &graph));
-    const cudaError_t made = cudaGraphInstantiate(&graph_, graph, 0);
-    cudaGraphDestroy(graph);
-    GPULAB_CUDA_CHECK(made);
+    });
     std::copy(key, key + 3, graph_key_);
     graph_work_ = work;
   }
   GPULAB_CUDA_CHECK(cudaEventRecord(fork_, cudaStreamLegacy));
   GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_.front(), fork_));
-  GPULAB_CUDA_CHECK(cudaGraphLaunch(graph_, streams_.front()));
+  graph_.launch(streams_.front());
   GPULAB_CUDA_CHECK(cudaEventRecord(joins_.front(), streams_.front()));
   GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, joins_.front()));
 }
@@ -307,46 +292,6 @@ std::vector<Span> record_serial(Work work, const HostArrays& host, const DeviceA
   }
   for (cudaEvent_t e : marks) cudaEventDestroy(e);
   return spans;
-}
-
-double copies_at_once(const HostArrays& host, const DeviceArrays& device, int reps) {
-  const std::size_t bytes = host.out.size() * sizeof(float);
-  cudaStream_t in = nullptr, out = nullptr;
-  cudaEvent_t fork = nullptr, joined = nullptr, start = nullptr, stop = nullptr;
-  std::vector<float> times;
-  try {
-    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&in, cudaStreamNonBlocking));
-    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&out, cudaStreamNonBlocking));
-    fork = new_event(false);
-    joined = new_event(false);
-    start = new_event(true);
-    stop = new_event(true);
-    for (int r = 0; r < reps + 1; ++r) {  // the first one warms up
-      GPULAB_CUDA_CHECK(cudaEventRecord(start, in));
-      GPULAB_CUDA_CHECK(cudaEventRecord(fork, in));
-      GPULAB_CUDA_CHECK(cudaStreamWaitEvent(out, fork));
-      GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.a, host.a.data(), bytes, cudaMemcpyHostToDevice, in));
-      if (!host.b.empty()) {
-        GPULAB_CUDA_CHECK(cudaMemcpyAsync(device.b, host.b.data(), bytes, cudaMemcpyHostToDevice, in));
-      }
-      GPULAB_CUDA_CHECK(cudaMemcpyAsync(host.out.data(), device.out, bytes, cudaMemcpyDeviceToHost, out));
-      GPULAB_CUDA_CHECK(cudaEventRecord(joined, out));
-      GPULAB_CUDA_CHECK(cudaStreamWaitEvent(in, joined));
-      GPULAB_CUDA_CHECK(cudaEventRecord(stop, in));
-      GPULAB_CUDA_CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      GPULAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-      if (r > 0) times.push_back(ms);
-    }
-  } catch (...) {
-    for (cudaEvent_t e : {fork, joined, start, stop}) cudaEventDestroy(e);
-    for (cudaStream_t s : {in, out}) cudaStreamDestroy(s);
-    throw;
-  }
-  for (cudaEvent_t e : {fork, joined, start, stop}) cudaEventDestroy(e);
-  for (cudaStream_t s : {in, out}) cudaStreamDestroy(s);
-  std::sort(times.begin(), times.end());
-  return times.empty() ? 0.0 : times[times.size() / 2];
 }
 
 // ---------------------------------------------------------------- memory per run

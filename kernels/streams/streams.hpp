@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/cuda_handles.hpp"
+
 namespace gpulab::gpu::streams {
 
 enum class Work { add, sigmoid };  // c = a + b (two inputs), y = σ(a) (one: b is empty)
@@ -65,7 +67,6 @@ class Pipeline {
  private:
   void queue(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record);
   void queue_by_engine(Work work, const HostArrays& host, const DeviceArrays& device, int block);
-  void release_graph();
 
   std::vector<cudaStream_t> streams_;
   int chunks_;
@@ -74,7 +75,7 @@ class Pipeline {
   std::vector<cudaEvent_t> steps_;  // by engine: each chunk's copy in done, its kernel done
   std::vector<cudaEvent_t> marks_;  // recorded runs: start and end of each operation
   std::vector<Span> recorded_;      // which operation each pair of marks belongs to
-  cudaGraphExec_t graph_ = nullptr;
+  GraphExec graph_;
   const void* graph_key_[3] = {nullptr, nullptr, nullptr};
   Work graph_work_ = Work::add;
 };
@@ -85,12 +86,6 @@ void serial_run(Work work, const HostArrays& host, const DeviceArrays& device, i
 // The serial run, copy in → kernel → copy out on the default stream, recorded like a pipeline's
 // (stream -1, chunk 0): the timeline's comparison. Waits for it to finish.
 std::vector<Span> record_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block);
-
-// The copies of one run alone — every copy in on one stream while the copy out runs on another,
-// nothing waiting for anything — in milliseconds, the median of `reps`. Copies in and out share
-// the link to the host, so this, not the copy in alone, is the time no pipeline of these arrays
-// can beat on this machine. Overwrites the device inputs and the host output with what they hold.
-double copies_at_once(const HostArrays& host, const DeviceArrays& device, int reps = 5);
 
 // Device memory for one run's arrays, taken and given back inside the run: with cudaMalloc and
 // cudaFree (each a device-wide synchronisation, slow) or with cudaMallocAsync and cudaFreeAsync

@@ -46,12 +46,9 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "01";
-  l.name = "vector_add";
   l.title = "Vector add";
   l.summary = "c = a + b: kernels, threads and blocks, and why the copies cost more than the math";
-  l.text_file = "docs/lessons/01-vector-add.md";
-  l.sources = {"kernels/vector_add/vector_add.cu", "kernels/vector_add", "lessons/01_vector_add/vector_add_program.cu"};
+  l.sources = {"kernels/vector_add/vector_add.cu", "lessons/01_vector_add/vector_add_program.cu"};
   l.size_help = "elements per vector";
   use_array_sizes(l);
   l.counts = counts_of;

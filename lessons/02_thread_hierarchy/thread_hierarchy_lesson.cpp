@@ -69,12 +69,9 @@ ThreadMap thread_map_of(std::int64_t n, int block, Backend backend, const std::s
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "02";
-  l.name = "thread_hierarchy";
   l.title = "Thread hierarchy";
   l.summary = "Grids, blocks, threads and warps: the global index, the 1024-thread limit, block sizes and occupancy";
-  l.text_file = "docs/lessons/02-thread-hierarchy.md";
-  l.sources = {"kernels/thread_hierarchy/thread_hierarchy.cu", "kernels/thread_hierarchy"};
+  l.sources = {"kernels/thread_hierarchy/thread_hierarchy.cu"};
   l.size_help = "elements";
   use_array_sizes(l);
   l.default_n = 500000;  // the <<<1, 500000>>> that fails, by default
@@ -82,9 +79,8 @@ Lesson make_lesson() {
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
-  l.thread_map = thread_map_of;
-  l.thread_map_max_n = 4096;
-  l.thread_map_variants = {"blocks_1d"};  // the mapping it records (the Visualize view counts its sectors)
+  // (The mapping it records: the Visualize view counts its sectors.)
+  l.thread_map = ThreadMapping{.record = thread_map_of, .max_n = 4096, .variants = {"blocks_1d"}};
   auto unary_fn = [](UnaryLauncher f) { return unary(f); };
   l.variants = {
       {"cpu_loop", "One CPU thread, a plain loop", {{Backend::cpu, cpu_array_run("cpu_loop", kTolerance, cpu_loop)}}},

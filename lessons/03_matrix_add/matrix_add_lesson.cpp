@@ -83,12 +83,9 @@ ThreadMap thread_map_of(std::int64_t n, int threads, Backend backend, const std:
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "03";
-  l.name = "matrix_add";
   l.title = "Matrix add";
   l.summary = "C = A + B on a 2-D grid: dim3, rows and columns, and why the mapping of threads matters";
-  l.text_file = "docs/lessons/03-matrix-add.md";
-  l.sources = {"kernels/matrix_add/matrix_add.cu", "kernels/matrix_add"};
+  l.sources = {"kernels/matrix_add/matrix_add.cu"};
   l.size_help = "rows = columns of the square matrices";
   l.default_n = 1024;
   l.max_n = 65535;
@@ -99,9 +96,7 @@ Lesson make_lesson() {
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
-  l.thread_map = thread_map_of;
-  l.thread_map_max_n = 64;
-  l.thread_map_variants = {"coalesced", "transposed"};
+  l.thread_map = ThreadMapping{.record = thread_map_of, .max_n = 64, .variants = {"coalesced", "transposed"}};
   l.variants = {
       {"cpu_row_order",
        "One CPU thread, inner loop along a row (consecutive addresses)",

@@ -77,12 +77,9 @@ std::unique_ptr<Instance> edge_instance_of(std::uint64_t seed) {
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "04";
-  l.name = "sigmoid";
   l.title = "Sigmoid";
   l.summary = "σ(x) with a __device__ function: expf against __expf, a stable form, and operator fusion";
-  l.text_file = "docs/lessons/04-sigmoid.md";
-  l.sources = {"kernels/sigmoid/sigmoid.cu", "kernels/sigmoid"};
+  l.sources = {"kernels/sigmoid/sigmoid.cu"};
   l.size_help = "elements";
   use_array_sizes(l);
   l.counts = counts_of;

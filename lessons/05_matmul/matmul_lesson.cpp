@@ -70,17 +70,14 @@ std::vector<std::pair<Backend, RunFactory>> cublas_backends() {
 Lesson make_lesson() {
   using namespace std::string_literals;
   Lesson l;
-  l.id = "05";
-  l.name = "matmul";
   l.title = "Matrix multiply";
   l.summary =
       "SGEMM from one thread per element to warp tiles, double buffering and a cp.async pipeline, against cuBLAS "
       "and OpenBLAS";
-  l.text_file = "docs/lessons/05-matmul.md";
   // The ladder's files in its order, then the rest of the folder.
   l.sources = {"kernels/matmul/naive.cu",       "kernels/matmul/coalesced.cu",   "kernels/matmul/shared_tiles.cu",
                "kernels/matmul/register_1d.cu", "kernels/matmul/register_2d.cu", "kernels/matmul/vectorised.cu",
-               "kernels/matmul/warp_tiled.cu",  "kernels/matmul/pipelined.cu",   "kernels/matmul"};
+               "kernels/matmul/warp_tiled.cu",  "kernels/matmul/pipelined.cu"};
   l.default_n = 1024;
   l.sweep = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
   use_product_sizes(l, "matmul");

@@ -300,14 +300,11 @@ Problem shape(int n, int c, int h, int w, int k, int r, int s, int pad, int stri
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "06";
-  l.name = "conv";
   l.title = "Convolution";
   l.summary =
       "Direct, shared-memory tiles, im2col + GEMM, implicit GEMM, Winograd, FFT and a fused layer, "
       "against cuDNN";
-  l.text_file = "docs/lessons/06-conv.md";
-  l.sources = {"kernels/conv/conv_direct.cu", "kernels/conv", "kernels/matmul/warp_tile.cuh"};
+  l.sources = {"kernels/conv/conv_direct.cu", "kernels/matmul/warp_tile.cuh"};
   l.size_help = "image side: a batch of 8 images of 16 channels, n × n, through 16 filters of 3 × 3";
   l.default_n = 56;
   l.max_n = 2048;

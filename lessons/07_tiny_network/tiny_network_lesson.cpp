@@ -190,14 +190,11 @@ std::optional<std::string> registers_apply(const Problem& p) {
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "07";
-  l.name = "tiny_network";
   l.title = "A tiny network";
   l.summary =
       "One training step of y = σ(Wx + b) layers: CPU, layer by layer on the GPU (own GEMMs or cuBLAS, launched one "
       "by one or as a CUDA graph), and fused into one kernel";
-  l.text_file = "docs/lessons/07-tiny-network.md";
-  l.sources = {"kernels/mlp/mlp_layered.cu", "kernels/mlp"};
+  l.sources = {"kernels/mlp/mlp_layered.cu"};
   l.size_help = "batch size, for the 2 → 16 → 1 network";
   l.default_n = 64;
   l.max_n = 1 << 20;
@@ -239,8 +236,7 @@ Lesson make_lesson() {
     if (v.name == "fused_registers") v.skips.push_back(unless_applies(registers_apply));
   }
   skip_in_every_variant(l, emulated_past(16384));
-  l.train = mlp::training_report;
-  l.live_training = true;
+  l.training = Training{.report = mlp::training_report, .live_network = true};
   return l;
 }
 

@@ -152,12 +152,9 @@ Timeline timeline_of(const Problem& p, const std::string& variant_name, int bloc
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "08";
-  l.name = "streams";
   l.title = "Streams and async copies";
   l.summary = "Pinned memory, copies and kernels overlapped over streams, CUDA graphs, stream-ordered memory pools";
-  l.text_file = "docs/lessons/08-streams.md";
-  l.sources = {"kernels/streams/streams.cu", "kernels/streams"};
+  l.sources = {"kernels/streams/streams.cu"};
   l.size_help = "elements per array";
   l.default_n = std::int64_t{1} << 24;
   l.max_n = std::int64_t{1} << 30;
@@ -172,9 +169,9 @@ Lesson make_lesson() {
   l.counts = [](const Problem& p) { return counts_of(Workload::add, p); };
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
-  l.timeline = timeline_of;
-  l.timeline_variants = {{"sigmoid_overlap", "σ(x)"}, {"add_overlap", "a + b"}};
-  l.recorded_timeline = "assets/timelines/lesson08-h100.json";
+  l.timeline = Timelines{.record = timeline_of,
+                         .variants = {{"sigmoid_overlap", "σ(x)"}, {"add_overlap", "a + b"}},
+                         .recorded = "assets/timelines/lesson08-h100.json"};
   const auto add = Workload::add, sig = Workload::sigmoid;
   l.variants = {
       variant(add, "cpu_add", "c = a + b on every CPU core: nothing to copy", cpu(add, "cpu_add"), false),

@@ -204,19 +204,16 @@ std::string train_report(const std::string& dataset_name, const std::string& var
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "09";
-  l.name = "mixed_precision";
   l.title = "Mixed precision and tensor cores";
   l.summary = "FP16 and BF16 storage with FP32 sums: WMMA tensor-core kernels, cuBLAS FP16/BF16/TF32, and their error";
-  l.text_file = "docs/lessons/09-mixed-precision.md";
-  l.sources = {"kernels/mixed/wmma_gemm.cu", "kernels/mixed"};
+  l.sources = {"kernels/mixed/wmma_gemm.cu"};
   l.default_n = 2048;
   l.sweep = {128, 256, 512, 1024, 2048, 4096, 8192};
   use_product_sizes(l, "mixed precision");
   l.test_problems.push_back(product_shape(128, 256, 64));  // whole fragments, for wmma_simple
   l.test_sizes = {1, 17, 128, 1000};
   l.ladder_reference = "cublas_fp16";
-  l.train = train_report;
+  l.training = Training{.report = train_report};
   const bool half = true;
   l.variants = {
       variant("openblas", "OpenBLAS sgemm in FP32: the CPU library", {{Backend::cpu, cpu("openblas", Format::fp32)}}),

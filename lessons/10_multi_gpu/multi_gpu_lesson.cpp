@@ -255,12 +255,9 @@ Timeline timeline_of(const Problem& p, const std::string& variant_name, int /*bl
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "10";
-  l.name = "multi_gpu";
   l.title = "Several GPUs";
   l.summary = "Lesson 07's training step over several GPUs: data parallel with NCCL all-reduce, and model parallel";
-  l.text_file = "docs/lessons/10-multi-gpu.md";
-  l.sources = {"kernels/multi_gpu/data_parallel.cpp", "kernels/multi_gpu", "kernels/mlp/mlp_layered.cu"};
+  l.sources = {"kernels/multi_gpu/data_parallel.cpp", "kernels/mlp/mlp_layered.cu"};
   l.size_help = "examples per GPU, 784 → 128 → 10 on every visible GPU (--shape for others)";
   l.default_n = 128;
   l.max_n = 1 << 16;
@@ -274,10 +271,10 @@ Lesson make_lesson() {
   l.counts = counts_of;
   l.footprint = footprint_of;
   l.make_instance = make_instance_of;
-  l.train = train;
+  l.training = Training{.report = train};
   l.other_processes = other_processes;
   l.summary_notes = scaling_notes;
-  l.timeline = timeline_of;
+  l.timeline = Timelines{.record = timeline_of};
   const mlp::GemmFunction cublas = mlp::cublas_gemm;
   l.variants = {
       {"cpu", "Lesson 07's CPU step on the whole batch (every GPU's examples)", cpu("cpu", false)},

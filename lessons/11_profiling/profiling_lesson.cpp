@@ -13,13 +13,10 @@ namespace {
 
 Lesson make_lesson() {
   Lesson l = matrix_add_lesson();  // the workload, its checks and its thread map: lesson 03's
-  l.id = "11";
-  l.name = "profiling";
   l.title = "Profiling";
   l.summary =
       "Nsight Compute and Nsight Systems on the lessons' kernels: memory throughput, occupancy, stall "
       "reasons, and how they meet GPU Lab's own GB/s";
-  l.text_file = "docs/lessons/11-profiling.md";
   l.sources = {"kernels/matrix_add/matrix_add.cu", "tools/record-profiles.py", "tools/compare-memory.py"};
   // Its Memory view reads the profiles recorded for every lesson's kernels, not only its own.
   l.reads_every_profile = true;

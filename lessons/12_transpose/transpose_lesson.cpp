@@ -116,14 +116,11 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "12";
-  l.name = "transpose";
   l.title = "Transpose";
   l.summary =
       "b = transpose(a): coalesced reads and writes through a shared-memory tile, the bank conflicts a padding "
       "column removes, and whole 32-byte sectors at any shape";
-  l.text_file = "docs/lessons/12-transpose.md";
-  l.sources = {"kernels/transpose/transpose.cu", "kernels/transpose"};
+  l.sources = {"kernels/transpose/transpose.cu"};
   l.size_help = "rows = columns of the square matrix (--shape ROWSxCOLS for others)";
   l.default_n = 4096;
   l.max_n = 32768;

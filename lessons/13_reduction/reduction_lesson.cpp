@@ -102,14 +102,11 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "13";
-  l.name = "reduction";
   l.title = "Reduction";
   l.summary =
       "sum = Σ x: a tree in shared memory, warp shuffles, cooperative groups, float4 loads, and the rounding "
       "error of each order";
-  l.text_file = "docs/lessons/13-reduction.md";
-  l.sources = {"kernels/reduction/reduction.cu", "kernels/reduction"};
+  l.sources = {"kernels/reduction/reduction.cu"};
   l.size_help = "elements to sum";
   use_array_sizes(l);
   // Empty, one, around a warp, a block and two blocks (2^k ± 1), a float4's remainder, a large odd size.
@@ -119,9 +116,10 @@ Lesson make_lesson() {
   l.make_instance = make_instance_of;
   l.ladder_reference = "cub";
   // The app draws these variants' shared memory step by step, recorded on the emulator.
-  l.step_variants = {"tree_divergent", "sequential_addressing", "add_during_load", "warp_shuffle"};
-  l.steps_problem = "256";
-  l.steps_max_n = 4096;
+  l.steps =
+      SharedMemorySteps{.variants = {"tree_divergent", "sequential_addressing", "add_during_load", "warp_shuffle"},
+                        .problem = "256",
+                        .max_n = 4096};
   l.variants = {
       {"cpu_sequential",
        "One CPU thread, one running float sum: n additions deep",

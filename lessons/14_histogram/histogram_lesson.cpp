@@ -64,14 +64,11 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "14";
-  l.name = "histogram";
   l.title = "Histogram";
   l.summary =
       "bins[v] = count of v: atomics, privatised shared-memory bins, per-warp copies, and what skewed data "
       "does to contention";
-  l.text_file = "docs/lessons/14-histogram.md";
-  l.sources = {"kernels/histogram/histogram.cu", "kernels/histogram"};
+  l.sources = {"kernels/histogram/histogram.cu"};
   l.size_help = "bytes to count (--shape N:SKEW for skewed data)";
   l.default_n = 1 << 24;
   l.max_n = kMaxBytes;
@@ -90,9 +87,7 @@ Lesson make_lesson() {
   l.make_instance = make_instance_of;
   l.ladder_reference = "cub";
   // The app draws these variants' shared memory step by step, recorded on the emulator.
-  l.step_variants = {"shared_privatized", "warp_copies"};
-  l.steps_problem = "4096:90";
-  l.steps_max_n = 4096;
+  l.steps = SharedMemorySteps{.variants = {"shared_privatized", "warp_copies"}, .problem = "4096:90", .max_n = 4096};
   l.variants = {
       {"cpu_sequential", "One CPU thread: bins[x[i]]++", exact_cpu("cpu_sequential", fixed(hg::cpu_sequential))},
       {"cpu_threads", "Every CPU core (OpenMP), a private histogram each",

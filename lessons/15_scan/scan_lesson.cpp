@@ -117,14 +117,11 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "15";
-  l.name = "scan";
   l.title = "Scan";
   l.summary =
       "y = prefix sums of x: Hillis–Steele and Blelloch in a block, scan-then-propagate, one pass with "
       "decoupled look-back; stream compaction";
-  l.text_file = "docs/lessons/15-scan.md";
-  l.sources = {"kernels/scan/scan.cu", "kernels/scan"};
+  l.sources = {"kernels/scan/scan.cu"};
   l.size_help = "elements to scan (--shape N:exclusive for an exclusive scan)";
   l.default_n = 1 << 24;
   l.max_n = std::int64_t{1} << 32;
@@ -150,9 +147,7 @@ Lesson make_lesson() {
   l.make_instance = make_instance_of;
   l.ladder_reference = "cub";
   // The app draws these variants' shared memory step by step, recorded on the emulator.
-  l.step_variants = {"hillis_steele", "blelloch"};
-  l.steps_problem = "256";
-  l.steps_max_n = 4096;
+  l.steps = SharedMemorySteps{.variants = {"hillis_steele", "blelloch"}, .problem = "256", .max_n = 4096};
   l.variants = {
       {"cpu_sequential", "One CPU thread, the running sum", exact_cpu("cpu_sequential", scanned(sc::cpu_sequential))},
       {"cpu_std", "std::inclusive_scan / std::exclusive_scan", exact_cpu("cpu_std", scanned(sc::cpu_std))},

@@ -124,15 +124,12 @@ std::vector<std::pair<Backend, RunFactory>> graph_on_gpu(const char* name, cnn::
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "16";
-  l.name = "cnn";
   l.title = "The capstone: a CNN";
   l.summary =
       "The seed's small CNN trained end to end — convolutions, pooling, linear layers, softmax cross-entropy and "
       "Adam, forward and backward — on the CPU and layer by layer on the GPU, in FP32 and in mixed precision, on the "
       "CUDA cores and the tensor cores";
-  l.text_file = "docs/lessons/16-cnn.md";
-  l.sources = {"kernels/cnn/cnn_layers.cu", "kernels/cnn", "kernels/common/stored.cuh", "kernels/mlp/mlp_layered.cu",
+  l.sources = {"kernels/cnn/cnn_layers.cu", "kernels/common/stored.cuh", "kernels/mlp/mlp_layered.cu",
                "lessons/16_cnn"};
   l.size_help = "batch size, for the seed's network (32 × 32 × 3 images → 16 → 32 → 2048 → 128 → 10)";
   l.default_n = 32;
@@ -185,8 +182,7 @@ Lesson make_lesson() {
     v.tensor_cores = v.name == "tensor_cores";  // no "% of the FP32 peak" for it
   }
   skip_in_every_variant(l, emulated_past(8));  // a step of 8 images is ~10^8 emulated thread-steps
-  l.train = cnn::training_report;
-  l.image_training = cnn::live_training;
+  l.training = Training{.report = cnn::training_report, .live_images = cnn::live_training};
   return l;
 }
 

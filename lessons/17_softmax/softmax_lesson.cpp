@@ -104,14 +104,11 @@ std::unique_ptr<Instance> edge_instance_of(std::uint64_t seed) {
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "17";
-  l.name = "softmax";
   l.title = "Softmax over rows";
   l.summary =
       "Softmax over rows: a thread, a block, a warp a row; the online softmax in one pass; float4; the row in "
       "registers";
-  l.text_file = "docs/lessons/17-softmax.md";
-  l.sources = {"kernels/transformer/softmax.cu", "kernels/transformer"};
+  l.sources = {"kernels/transformer/softmax.cu"};
   l.default_n = 4096;
   l.max_n = std::int64_t{1} << 20;
   l.sweep = {32, 128, 512, 2048, 8192, 32768};

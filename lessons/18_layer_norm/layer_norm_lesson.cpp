@@ -140,13 +140,10 @@ RunFactory cpu(const char* name, RowsLauncher f) { return cpu_array_run(name, kC
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "18";
-  l.name = "layer_norm";
   l.title = "Layer norm";
   l.summary =
       "Layer norm over rows: two passes, the E[x²] − μ² trap, Welford's one pass by a warp, the row in registers";
-  l.text_file = "docs/lessons/18-layer-norm.md";
-  l.sources = {"kernels/transformer/layer_norm.cu", "kernels/transformer"};
+  l.sources = {"kernels/transformer/layer_norm.cu"};
   use_row_problems(l);
   l.default_n = 4096;
   l.max_n = std::int64_t{1} << 20;

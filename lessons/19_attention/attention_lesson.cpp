@@ -253,14 +253,11 @@ SkipRule slower_than_minutes(Backend backend, double most) {
 
 Lesson make_lesson() {
   Lesson l;
-  l.id = "19";
-  l.name = "attention";
   l.title = "Attention";
   l.summary =
       "softmax(Q Kᵀ/√d) V: three kernels and seq² of memory → one kernel with the online softmax → the tensor "
       "cores, FlashAttention-2's way → Hopper's wgmma and TMA, FlashAttention-3's";
-  l.text_file = "docs/lessons/19-attention.md";
-  l.sources = {"kernels/transformer/attention_mma.cu", "kernels/transformer"};
+  l.sources = {"kernels/transformer/attention_mma.cu"};
   l.size_help = "seq, the tokens of one sequence, 8 heads of 64 (--shape BxHxSxD[:causal] for others)";
   l.default_n = 128;
   l.max_n = std::int64_t{1} << 16;
@@ -279,10 +276,10 @@ Lesson make_lesson() {
   l.make_instance = make_instance_of;
   // Visualize and --steps: the fused kernel's first block (queries 0 to 7 of the first head), its
   // online softmax tile by tile, read from the emulator's recording of it.
-  l.step_variants = {"fused"};
-  l.steps_problem = "1x1x100x64";
-  l.steps_max_n = 1024;
-  l.steps_picture = Lesson::StepsPicture::online_softmax;
+  l.steps = SharedMemorySteps{.variants = {"fused"},
+                              .problem = "1x1x100x64",
+                              .max_n = 1024,
+                              .picture = SharedMemorySteps::Picture::online_softmax};
   const bool rounded = true;
   l.variants = {
       {"cpu_rows",

@@ -23,8 +23,8 @@
 #include "common/session.hpp"
 #include "common/shared_steps.hpp"
 #include "common/version.hpp"
-#include "emulator/device.hpp"
-#include "emulator/memory_counter.hpp"
+#include "emulator/observers/memory_counter.hpp"
+#include "emulator/runtime/device.hpp"
 
 namespace gpulab {
 
@@ -165,10 +165,10 @@ std::string lessons_with(Has has) {
   }
   return ids.empty() ? "none" : join(ids, ", ");
 }
-const auto has_thread_map = [](const Lesson& l) { return static_cast<bool>(l.thread_map); };
-const auto has_timeline = [](const Lesson& l) { return static_cast<bool>(l.timeline); };
-const auto has_steps = [](const Lesson& l) { return !l.step_variants.empty(); };
-const auto trains = [](const Lesson& l) { return static_cast<bool>(l.train); };
+const auto has_thread_map = [](const Lesson& l) { return l.thread_map.has_value(); };
+const auto has_timeline = [](const Lesson& l) { return l.timeline.has_value(); };
+const auto has_steps = [](const Lesson& l) { return l.steps.has_value(); };
+const auto trains = [](const Lesson& l) { return l.training.has_value(); };
 
 int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_runs) {
   if (!lesson.thread_map) {
@@ -176,9 +176,9 @@ int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_
         fmt::format("lesson {} has no thread map (lessons with one: {})", lesson.id, lessons_with(has_thread_map)));
   }
   const std::int64_t n = selection.sizes.front();
-  if (selection.sizes.size() > 1 || n > lesson.thread_map_max_n) {
+  if (selection.sizes.size() > 1 || n > lesson.thread_map->max_n) {
     throw UsageError(fmt::format("--thread-map takes one small size: --n 1 to {} (the table has a line per thread)",
-                                 lesson.thread_map_max_n));
+                                 lesson.thread_map->max_n));
   }
   const std::string variant = selection.variants.size() == 1 ? selection.variants.front() : std::string();
   const bool emulated_wanted =
@@ -186,7 +186,7 @@ int print_thread_map(const Lesson& lesson, const Selection& selection, bool gpu_
   const Backend backend = gpu_runs ? Backend::gpu : Backend::emulated;
   if (!gpu_runs && !emulated_wanted)
     throw UsageError("--thread-map runs on the GPU or emulated: add --backend emulated");
-  fmt::print("{}", format_thread_map(lesson.thread_map(n, selection.options.block, backend, variant)));
+  fmt::print("{}", format_thread_map(lesson.thread_map->record(n, selection.options.block, backend, variant)));
   return kExitOk;
 }
 
@@ -197,17 +197,17 @@ int print_steps(const Lesson& lesson, const Selection& selection) {
         fmt::format("lesson {} draws nothing step by step (lessons that do: {})", lesson.id, lessons_with(has_steps)));
   }
   const std::vector<Problem> problems = selected_problems(lesson, selection);
-  if (problems.size() != 1 || problems.front().n > lesson.steps_max_n) {
-    throw UsageError(fmt::format("--steps records one small size: --n 1 to {}", lesson.steps_max_n));
+  if (problems.size() != 1 || problems.front().n > lesson.steps->max_n) {
+    throw UsageError(fmt::format("--steps records one small size: --n 1 to {}", lesson.steps->max_n));
   }
   std::vector<std::string> variants = selection.variants;
-  if (variants.empty()) variants = lesson.step_variants;
+  if (variants.empty()) variants = lesson.steps->variants;
   for (const std::string& v : variants) {
     try {
       const StepRecording r = record_shared_steps(lesson, v, problems.front(), selection.options.seed);
       fmt::print("{} at {}, seed {} (block 0 of each launch, recorded on the emulator):\n", v,
                  problem_label(problems.front()), selection.options.seed);
-      if (lesson.steps_picture == Lesson::StepsPicture::online_softmax) {
+      if (lesson.steps->picture == SharedMemorySteps::Picture::online_softmax) {
         const OnlineSoftmaxSteps steps = online_softmax_steps(r);
         for (std::size_t q = 0; q < steps.queries.size(); ++q)
           fmt::print("{}\n", format_online_softmax_steps(steps, q));
@@ -235,7 +235,7 @@ int print_timeline(const Lesson& lesson, const Selection& selection, const std::
   const std::string variant = selection.variants.size() == 1 ? selection.variants.front() : std::string();
   Timeline t;
   try {
-    t = lesson.timeline(problems.front(), variant, selection.options.block);
+    t = lesson.timeline->record(problems.front(), variant, selection.options.block);
   } catch (const NotApplicable& e) {
     throw UsageError(e.what());
   }
@@ -247,7 +247,7 @@ int print_timeline(const Lesson& lesson, const Selection& selection, const std::
 // A training run (lesson 07): on the one backend asked for, else the GPU where there is one, else
 // the CPU; the variant asked for, else the fastest that fits.
 int print_training(const Lesson& lesson, const Options& o) {
-  if (!lesson.train) {
+  if (!lesson.training) {
     throw UsageError(
         fmt::format("lesson {} does not train anything (lessons that do: {})", lesson.id, lessons_with(trains)));
   }
@@ -261,7 +261,7 @@ int print_training(const Lesson& lesson, const Options& o) {
   if (o.variants.size() > 1) throw UsageError("--train takes one --variant");
   const std::string variant = o.variants.front() == "all" ? "" : o.variants.front();
   try {
-    fmt::print("{}", lesson.train(o.train, variant, backend, o.epochs.value_or(0)));
+    fmt::print("{}", lesson.training->report(o.train, variant, backend, o.epochs.value_or(0)));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

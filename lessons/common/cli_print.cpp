@@ -6,8 +6,8 @@
 #include "common/memory_check.hpp"
 #include "common/peaks.hpp"
 #include "common/version.hpp"
-#include "emulator/device.hpp"
-#include "emulator/memory_counter.hpp"
+#include "emulator/observers/memory_counter.hpp"
+#include "emulator/runtime/device.hpp"
 
 namespace gpulab {
 

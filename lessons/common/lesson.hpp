@@ -13,6 +13,7 @@
 
 #include "common/backend.hpp"
 #include "common/image_training.hpp"
+#include "common/phase_times.hpp"
 #include "common/thread_map.hpp"
 #include "common/timeline.hpp"
 #include "common/verify.hpp"
@@ -57,16 +58,11 @@ struct RunOptions {
   int warmup = 3;          // untimed repetitions first
   std::uint64_t seed = 0;  // inputs are a function of (seed, size)
   // Emulated runs: count the first run's memory requests, sectors and bank conflicts
-  // (emulator/memory_counter.hpp); `count_warps` keeps each warp's too (the thread map's colours).
+  // (emulator/observers/memory_counter.hpp); `count_warps` keeps each warp's too (the thread map's colours).
   bool count_memory = false, count_warps = false;
   // Emulated runs: the warm-up and timed repetitions run on the emulator's fast path (no checks:
-  // emulator/checker.hpp), after the first run, which is checked and checks the answer.
+  // emulator/observers/checker.hpp), after the first run, which is checked and checks the answer.
   bool fast_timing = true;
-};
-
-// The milliseconds of one repetition's phases: copies in, compute, copies out, and end to end.
-struct PhaseTimes {
-  double h2d_ms = 0, kernel_ms = 0, d2h_ms = 0, total_ms = 0;
 };
 
 // One variant on one backend at one size, with its buffers allocated. The harness calls
@@ -146,9 +142,62 @@ struct Variant {
   bool tensor_cores = false;
 };
 
+// ---- Capabilities: what a lesson opts into beyond its rows, each with the view that draws it
+
+// Which block, thread and warp handled each element of a small launch, recorded on the GPU or
+// emulated: --thread-map, and the app's Visualize view (visualize_view.cpp). Lessons 02, 03.
+struct ThreadMapping {
+  // `variant` picks the mapping where the lesson has several ("": its first).
+  std::function<ThreadMap(std::int64_t n, int block, Backend backend, const std::string& variant)> record;
+  std::int64_t max_n = 0;                  // the largest n a map is drawn for
+  std::vector<std::string> variants = {};  // the mappings the app offers (empty: only the first)
+};
+
+// One run of a pipeline variant recorded on the GPU, span by span, beside the serial run of the
+// same work (lesson 08), or one training step over several GPUs, phase by phase on each (lesson
+// 10): --timeline, and the app's Visualize view for the pipelines.
+struct Timelines {
+  // `variant` "": the lesson's first that has one. Throws NotApplicable for a variant without one.
+  std::function<Timeline(const Problem& problem, const std::string& variant, int block)> record;
+  // The pipelines the app offers, as {variant, label} (none: the app shows no timeline), and a
+  // timeline recorded on a reference GPU (a path in the data folder) it shows where there is no GPU.
+  std::vector<std::pair<std::string, std::string>> variants = {};
+  std::string recorded = {};
+};
+
+// A network trained by the lesson: from the command line (--train DATASET), and live in the app
+// (the Visualize view: training_view.cpp for lesson 07's network, image_training_view.cpp for an
+// image classifier). Lessons 07, 09, 10, 16.
+struct Training {
+  // The text --train prints. `variant` "" picks the fastest that fits; `epochs` 0 the dataset's
+  // default. Throws std::invalid_argument for a request it cannot run.
+  std::function<std::string(const std::string& dataset, const std::string& variant, Backend backend, int epochs)>
+      report = {};
+  bool live_network = false;  // the app trains the lesson's network live (loss, accuracy, boundary)
+  // An image classifier trained live in the background on the backend (loss and accuracy curves,
+  // test images with their predictions, the first layer's filters).
+  std::function<std::unique_ptr<ImageTraining>(Backend backend)> live_images = {};
+};
+
+// Variants whose shared memory is drawn step by step (--steps, and the Visualize view:
+// steps_view.cpp; common/shared_steps.hpp), recorded on the emulator at `problem` (an n, or a
+// shape parse_shape reads) first, at most max_n. Lessons 13, 14, 15, 19.
+struct SharedMemorySteps {
+  std::vector<std::string> variants = {};
+  std::string problem = {};
+  std::int64_t max_n = 0;
+  // What is drawn of the recording: the shared arrays barrier by barrier, or the online softmax
+  // the block's warps carried tile by tile (lesson 19: common/online_softmax_steps.hpp).
+  enum class Picture { shared_arrays, online_softmax };
+  Picture picture = Picture::shared_arrays;
+};
+
 struct Result;  // common/results.hpp: one row of the results table
 
 struct Lesson {
+  // Set by the registry from the lesson's gpulab_add_lesson line (lessons/CMakeLists.txt): its
+  // number, its name, its text (docs/lessons/NN-name.md), its part of the course, and its
+  // kernels' folder at the end of `sources`.
   std::string id;         // "01"
   std::string name;       // "vector_add"
   std::string title;      // "Vector add"
@@ -156,7 +205,8 @@ struct Lesson {
   std::string part;       // the part of the course it is in (lessons/CMakeLists.txt; the registry sets it)
   std::string text_file;  // the lesson's text, relative to the repository
   // What a learner reads in the Code view, a tab a file: files, or folders whose every source file
-  // (.cu .cuh .cpp .hpp .inc) is shown. The first is the lesson's main kernel file.
+  // (.cu .cuh .cpp .hpp .inc) is shown. The first is the lesson's main kernel file; the lesson's
+  // kernels' folder is added after what it lists.
   std::vector<std::string> sources;
   std::string size_help;  // what --n means: "elements per vector"
   std::int64_t default_n = 1;
@@ -177,45 +227,15 @@ struct Lesson {
   std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> make_instance;
   // Optional: inputs at the edges of the arithmetic (±0, huge, NaN, ...) every variant must pass.
   std::function<std::unique_ptr<Instance>(std::uint64_t seed)> edge_instance = {};
-  // Optional: which block, thread and warp handled each element of a small launch (--thread-map
-  // and the app's Visualize view), recorded on the GPU or emulated.
-  // `variant` picks the mapping where the lesson has several ("": its first).
-  std::function<ThreadMap(std::int64_t n, int block, Backend backend, const std::string& variant)> thread_map = {};
-  std::int64_t thread_map_max_n = 0;                  // the largest n a thread map is drawn for
-  std::vector<std::string> thread_map_variants = {};  // the mappings the app offers (empty: only the first)
-  // Optional: a training run from the command line (--train DATASET, lesson 07): the text to
-  // print. `variant` "" picks the fastest that fits; `epochs` 0 the dataset's default. Throws
-  // std::invalid_argument for a request it cannot run.
-  std::function<std::string(const std::string& dataset, const std::string& variant, Backend backend, int epochs)>
-      train = {};
-  // Optional: one run of a pipeline variant recorded on the GPU, span by span, beside the serial
-  // run of the same work (--timeline and the app's Visualize view, lesson 08), or one training
-  // step over several GPUs, phase by phase on each (--timeline, lesson 10). `variant` "": the
-  // lesson's first that has one. Throws NotApplicable for a variant without one.
-  std::function<Timeline(const Problem& problem, const std::string& variant, int block)> timeline = {};
-  // The pipelines the app's timeline offers, as {variant, label} (none: the app shows no
-  // timeline), and a timeline recorded on a reference GPU (a path in the data folder) it shows
-  // where there is no GPU.
-  std::vector<std::pair<std::string, std::string>> timeline_variants = {};
-  std::string recorded_timeline = {};
-  // The app's Visualize view trains the lesson's network live (loss, accuracy, decision boundary).
-  bool live_training = false;
-  // Optional: an image classifier trained live in the background on the backend (loss and
-  // accuracy curves, test images with their predictions, the first layer's filters).
-  std::function<std::unique_ptr<ImageTraining>(Backend backend)> image_training = {};
+  // What a lesson opts into beyond its table of rows: each capability set only where the lesson
+  // has it (declared above Lesson, with the view of the app that draws it).
+  std::optional<ThreadMapping> thread_map;
+  std::optional<Timelines> timeline;
+  std::optional<Training> training;
+  std::optional<SharedMemorySteps> steps;
   // The profiling lesson: the app's Memory view shows the Nsight Compute profiles recorded for
   // every lesson's kernels (opened), not only this lesson's.
   bool reads_every_profile = false;
-  // Optional: variants whose shared memory the app draws step by step (--steps and the Visualize
-  // view: common/shared_steps.hpp), recorded on the emulator at steps_problem (an n, or a shape
-  // parse_shape reads) first, at most steps_max_n.
-  std::vector<std::string> step_variants = {};
-  std::string steps_problem;
-  std::int64_t steps_max_n = 0;
-  // What is drawn of that recording: the shared arrays barrier by barrier, or the online softmax
-  // the block's warps carried tile by tile (lesson 19: common/online_softmax_steps.hpp).
-  enum class StepsPicture { shared_arrays, online_softmax };
-  StepsPicture steps_picture = StepsPicture::shared_arrays;
   // Optional, lesson 10: started by `mpirun`, every process but rank 0 follows rank 0's runs
   // here and returns its exit status; rank 0, every process of a --train run and a process not
   // started by mpirun get nullopt and go on with the command line. `gpu`: the GPU is asked for.

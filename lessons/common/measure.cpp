@@ -4,8 +4,8 @@
 #include <chrono>
 #include <optional>
 
-#include "emulator/checker.hpp"
-#include "emulator/memory_counter.hpp"
+#include "emulator/observers/checker.hpp"
+#include "emulator/observers/memory_counter.hpp"
 
 namespace gpulab {
 
@@ -85,14 +85,7 @@ Measurement measure(Run& run, Backend backend, const RunOptions& options, const 
     if (!m.first_check.passed) return m;  // a wrong answer is not worth timing
     // End to end as the host sees it; then the same again with the compute phase held until its
     // work is queued, where the clock can: its kernel time without the launch.
-    auto timed = [&] {
-      PhaseTimes t = once();
-      if (clock->hold_next()) {
-        const PhaseTimes held = once();
-        if (clock->held()) t.kernel_ms = held.kernel_ms;
-      }
-      return t;
-    };
+    auto timed = [&] { return timed_repetition(once, *clock); };
     // The first run was checked (and found the answer right): the repetitions that time the
     // emulator run on its fast path, as a GPU's would run without compute-sanitizer.
     std::optional<emulated::check::UseLevel> fast_path;

@@ -13,7 +13,7 @@
 #include "common/backend.hpp"
 #include "common/lesson.hpp"
 #include "common/stats.hpp"
-#include "emulator/memory_counts.hpp"
+#include "emulator/observers/memory_counts.hpp"
 
 namespace gpulab {
 

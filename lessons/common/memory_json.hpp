@@ -1,11 +1,11 @@
 #pragma once
-// The emulator's memory counts (emulator/memory_counts.hpp) as JSON: the "memory" array of a
+// The emulator's memory counts (emulator/observers/memory_counts.hpp) as JSON: the "memory" array of a
 // result in a results file, written by the executables and read back by the app.
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "emulator/memory_counts.hpp"
+#include "emulator/observers/memory_counts.hpp"
 
 namespace gpulab {
 

@@ -4,9 +4,11 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/cuda_handles.hpp"
 #include "common/device_info.hpp"
 #include "common/fp32_peak.hpp"
 #include "common/gpu_memory.hpp"
+#include "common/launch.cuh"
 #include "common/stats.hpp"
 #include "common/stream_hold.hpp"
 
@@ -14,30 +16,50 @@ namespace gpulab {
 
 namespace {
 
-// A device-to-device copy of `bytes`, timed as the kernels are (GpuClock): its start event held
-// until the copy is queued behind it.
+// The milliseconds of `work` on the default stream, each of `reps` times after `warmups` untimed
+// ones, timed as the kernels are (event_clock.hpp): its start event held until the work is queued
+// behind it, so the launch is not timed.
+template <typename Work>
+std::vector<double> held_times(int warmups, int reps, Work work) {
+  const Event start, stop;
+  gpu::StreamHold hold;
+  std::vector<double> ms;
+  for (int i = 0; i < warmups + reps; ++i) {
+    hold.hold(100000);
+    start.record();
+    work();
+    stop.record();
+    hold.release();
+    GPULAB_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    if (i >= warmups) ms.push_back(stop.ms_since(start));
+  }
+  return ms;
+}
+
+// A device-to-device copy of `bytes`: GB/s read and written.
 double measure_copy(std::size_t bytes) {
   gpu::DeviceBuffer<unsigned char> src(bytes, "copy source"), dst(bytes, "copy destination");
   src.fill_bytes(1);
-  cudaEvent_t start = nullptr, stop = nullptr;
-  GPULAB_CUDA_CHECK(cudaEventCreate(&start));
-  GPULAB_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<double> gbps;
-  gpu::StreamHold hold;
-  for (int i = 0; i < 23; ++i) {
-    hold.hold(100000);
-    GPULAB_CUDA_CHECK(cudaEventRecord(start));
-    GPULAB_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice));
-    GPULAB_CUDA_CHECK(cudaEventRecord(stop));
-    hold.release();
-    GPULAB_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    GPULAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (i >= 3) gbps.push_back(2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9);  // 3 warm-ups
+  for (const double ms : held_times(3, 20, [&] {
+         GPULAB_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice));
+       })) {
+    gbps.push_back(2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   return summarize(gbps).median;
+}
+
+// Fused multiply-adds on every multiprocessor, 4 blocks' worth each: GFLOP/s (two warm-ups, as
+// the clocks ramp up).
+double measure_fp32_gflops() {
+  gpu::DeviceBuffer<float> out(1, "fp32 peak output");
+  const int threads = 256;
+  const int blocks = device_attribute(cudaDevAttrMultiProcessorCount) *
+                     (device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor) / threads) * 4;
+  std::vector<double> rates;
+  for (const double ms : held_times(2, 6, [&] { gpu::launch_fma_chains(out.data(), blocks, threads); }))
+    rates.push_back(gpu::fma_chains_flops(blocks, threads) / (ms * 1e-3) / 1e9);
+  return summarize(rates).median;
 }
 
 // A copy large enough to leave every cache far behind (1 GiB, as the reference numbers use), or
@@ -54,7 +76,7 @@ std::optional<Peaks> measured_peaks() {
   static const std::optional<Peaks> peaks = []() -> std::optional<Peaks> {
     if (!device_info().available) return std::nullopt;
     Peaks p = measure_large_copy();
-    p.fp32_gflops = gpu::measure_fp32_gflops();
+    p.fp32_gflops = measure_fp32_gflops();
     return p;
   }();
   return peaks;

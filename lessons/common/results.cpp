@@ -11,10 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "common/memory_json.hpp"
+#include "emulator/observers/checker.hpp"
+#include "emulator/observers/memory_counter.hpp"
 
 #include "common/version.hpp"
 
 namespace gpulab {
+
+std::string reported_tool(const Result& r) { return emulated::check::reported_tool(r.message); }
+
+std::string thousands(std::uint64_t count) { return emulated::memory_counter::thousands(count); }
 
 std::string_view to_string(Status status) {
   switch (status) {

@@ -12,7 +12,7 @@
 #include "common/lesson.hpp"
 #include "common/peaks.hpp"
 #include "common/stats.hpp"
-#include "emulator/memory_counts.hpp"
+#include "emulator/observers/memory_counts.hpp"
 
 namespace gpulab {
 
@@ -61,6 +61,11 @@ std::string problem_label(const Problem& p);
 // The backend as a row shows it: emulated rows say they are CPU times, and when they timed the
 // emulator's fast path.
 std::string backend_text(const Result& r);
+// The emulator's checked-mode tool whose report a result's message carries ("racecheck", ...),
+// or "": what the app shows in a failed row.
+std::string reported_tool(const Result& r);
+// "1,048,576": counts as the tables, the reports and the app print them.
+std::string thousands(std::uint64_t count);
 std::string format_table(const std::vector<Result>& results);
 std::string format_csv(const std::vector<Result>& results);
 std::string format_json(const Report& report);

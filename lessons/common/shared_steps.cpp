@@ -65,9 +65,9 @@ Problem steps_problem_of(const Lesson& lesson, const std::string& text) {
     }
     p = lesson.problem(n);
   }
-  if (p.n > lesson.steps_max_n) {
-    throw std::invalid_argument("the step-by-step picture records small runs: n up to " +
-                                std::to_string(lesson.steps_max_n));
+  const std::int64_t max_n = lesson.steps ? lesson.steps->max_n : 0;
+  if (p.n > max_n) {
+    throw std::invalid_argument("the step-by-step picture records small runs: n up to " + std::to_string(max_n));
   }
   return p;
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/lesson.hpp"
-#include "emulator/shared_steps.hpp"
+#include "emulator/observers/shared_steps.hpp"
 
 namespace gpulab {
 

@@ -12,8 +12,8 @@
 #include "common/backend.hpp"
 #include "common/device_info.hpp"
 #include "common/lesson.hpp"
-#include "emulator/device.hpp"
-#include "emulator/memory.hpp"
+#include "emulator/runtime/device.hpp"
+#include "emulator/runtime/memory.hpp"
 #if GPULAB_HAVE_CUDA
 #include "common/gpu_memory.hpp"
 #endif

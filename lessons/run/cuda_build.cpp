@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "emulator/header_mirror.hpp"
-#include "emulator/rewrite.hpp"
+#include "emulator/rewrite/header_mirror.hpp"
+#include "emulator/rewrite/rewrite.hpp"
 
 namespace fs = std::filesystem;
 
@@ -167,7 +167,7 @@ Result build_program(const Request& r) {
   std::string link = r.gpu ? gpu_flags() : std::string(GPULAB_CXX);
   // The include path, as nvcc's: each source's own folder (for "quoted" includes, as when it is
   // compiled where it lies; nvcc has no -iquote: -I serves), then the -I folders. On the emulator
-  // the learner's headers are rewritten into a mirror searched first (emulator/header_mirror.hpp).
+  // the learner's headers are rewritten into a mirror searched first (emulator/rewrite/header_mirror.hpp).
   std::vector<fs::path> learner_folders;
   for (const fs::path& source : r.sources) learner_folders.push_back(fs::absolute(source).parent_path());
   for (const fs::path& d : r.include_dirs) learner_folders.push_back(fs::absolute(d));
@@ -187,6 +187,11 @@ Result build_program(const Request& r) {
   // A learner's .cu is CUDA: on the emulator rewritten (launches, __shared__), keeping every line
   // where it was, and instrumented for the checked mode. A .cpp or .c is host code, compiled as
   // nvcc would hand it to the host compiler. GPU Lab's own files (a grading driver) as they are.
+  // GPU Lab's own files see the kernels' and the lessons' headers (a grading driver times with the
+  // lessons' clock, common/event_clock.hpp).
+  const auto own_headers = [] {
+    return std::string(" -I") + shell_quote(GPULAB_KERNELS_INCLUDE) + " -I" + shell_quote(GPULAB_LESSONS_INCLUDE);
+  };
   auto compile = [&](const fs::path& source, bool learner) -> bool {
     fs::path object = work / ("object-" + std::to_string(index) + ".o");
     const fs::path dep = work / ("deps-" + std::to_string(index) + ".d");
@@ -211,11 +216,11 @@ Result build_program(const Request& r) {
       if (learner && !host_c) {
         for (const fs::path& h : r.forced_includes) command += " -include " + shell_quote(fs::absolute(h).string());
       }
-      if (!learner) command += std::string(" -I") + shell_quote(GPULAB_KERNELS_INCLUDE);
+      if (!learner) command += own_headers();
     } else if (host_c) {
       command = std::string(GPULAB_CXX) + " -x c -O2" + searched(folder, own) + learner_flags + " -c";
     } else {
-      std::string flags = emulated_flags() + searched(folder, own) + (learner ? learner_flags : "");
+      std::string flags = emulated_flags() + searched(folder, own) + (learner ? learner_flags : own_headers());
       if (learner && !host_cpp) {
         input = work / (source.stem().string() + ".emulated.cpp");
         try {

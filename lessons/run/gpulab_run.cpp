@@ -209,7 +209,8 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (!gpu && !check.empty()) setenv("GPULAB_CHECK", check.c_str(), 1);  // the emulator reads it (emulator/checker.hpp)
-  if (memory_report) setenv("GPULAB_MEMORY_REPORT", "1", 1);             // (emulator/memory_counter.hpp)
+  if (!gpu && !check.empty())
+    setenv("GPULAB_CHECK", check.c_str(), 1);                 // the emulator reads it (emulator/observers/checker.hpp)
+  if (memory_report) setenv("GPULAB_MEMORY_REPORT", "1", 1);  // (emulator/observers/memory_counter.hpp)
   return run_program(built.program, program_args);
 }

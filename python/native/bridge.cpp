@@ -11,8 +11,8 @@
 #include <string>
 
 #ifdef GPULAB_PYTHON_EMULATED
-#include "emulator/checker.hpp"
-#include "emulator/errors.hpp"
+#include "emulator/observers/checker.hpp"
+#include "emulator/runtime/errors.hpp"
 #endif
 
 namespace {

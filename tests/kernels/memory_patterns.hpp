@@ -1,6 +1,6 @@
 #pragma once
 // Kernels whose memory requests are known by heart, to prove the emulator's counts
-// (emulator/memory_counter.hpp): one launch each, 256 threads a block.
+// (emulator/observers/memory_counter.hpp): one launch each, 256 threads a block.
 #include <cstddef>
 #include <span>
 

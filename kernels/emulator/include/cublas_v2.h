@@ -13,7 +13,7 @@
 #include <cstdio>
 
 #include "cuda_runtime.h"
-#include "emulator/memory.hpp"
+#include "emulator/runtime/memory.hpp"
 
 typedef enum {
   CUBLAS_STATUS_SUCCESS = 0,

@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "cuda_runtime.h"
-#include "emulator/memory_counter.hpp"
+#include "emulator/observers/memory_counter.hpp"
 
 // Copies size_and_align − zfill bytes (4, 8 or 16 in all, both addresses aligned to it) and writes
 // zeros over the last zfill. A whole copy is one access of its size, as the kernel's own float,

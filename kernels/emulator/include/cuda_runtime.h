@@ -3,10 +3,10 @@
 // — cudaMalloc, kernel<<<grid, block>>>(...), __shared__, warp shuffles — runs on the CPU.
 // The emulated build puts this folder ahead of the CUDA toolkit's: the same source compiles with
 // nvcc against the real runtime. (kernel<<<...>>> itself is rewritten into a call of the emulator
-// by GPU Lab's source rewrite, kernels/emulator/rewrite.hpp, which every emulated build runs first.)
-#include "emulator/checker.hpp"
-#include "emulator/emulator.hpp"
-#include "emulator/runtime_api.hpp"
+// by GPU Lab's source rewrite, kernels/emulator/rewrite/rewrite.hpp, which every emulated build runs first.)
+#include "emulator/language/cuda_language.hpp"
+#include "emulator/observers/checker.hpp"
+#include "emulator/runtime/runtime_api.hpp"
 
 // The include guards of the CUDA toolkit's own headers of the same names, defined as they would
 // be: where the toolkit's headers are on the include path too (a machine with CUDA installed), a

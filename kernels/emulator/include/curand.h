@@ -14,7 +14,7 @@
 
 #include "common/mix.hpp"
 #include "cuda_runtime.h"
-#include "emulator/memory.hpp"
+#include "emulator/runtime/memory.hpp"
 
 typedef enum curandStatus {
   CURAND_STATUS_SUCCESS = 0,
