@@ -18,8 +18,8 @@ if(NOT TARGET PkgConfig::OPENBLAS)  # (the emulator's cuBLAS, emulator/include/c
 endif()
 
 add_library(gpulab_emulator STATIC
-  ${gpulab_kernels}/common/device_info_text.cpp
-  ${gpulab_kernels}/common/launch_description.cpp
+  ${gpulab_kernels}/base/device_info_text.cpp
+  ${gpulab_kernels}/base/launch_description.cpp
   ${gpulab_kernels}/emulator/execution/launch.cpp
   ${gpulab_kernels}/emulator/execution/scheduler.cpp
   ${gpulab_kernels}/emulator/execution/shared_memory.cpp

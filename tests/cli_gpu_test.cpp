@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "support/process.hpp"
 
 using Catch::Matchers::Contains;

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "common/text_file.hpp"
+#include "base/text_file.hpp"
 #include "support/lesson_runs.hpp"
 #include "support/process.hpp"
 

@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
+#include "base/text_file.hpp"
 #include "common/snippets.hpp"
-#include "common/text_file.hpp"
 #include "registry.hpp"
 
 using namespace gpulab;

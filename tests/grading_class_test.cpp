@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "common/text_file.hpp"
+#include "base/text_file.hpp"
 #include "grading/grading.hpp"
 #include "grading/sandbox.hpp"
 #include "support/lesson_runs.hpp"

@@ -11,7 +11,7 @@
 #include <regex>
 #include <sstream>
 
-#include "common/text_file.hpp"
+#include "base/text_file.hpp"
 #include "grading/check.hpp"
 #include "grading/gradebook.hpp"
 #include "grading/grading.hpp"

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "05_matmul/matmul_check.hpp"
 #include "common/timeline.hpp"
 #include "mixed/mixed.hpp"
+#include "problems/matmul/matmul_check.hpp"
 #include "registry.hpp"
 
 using namespace gpulab;

@@ -7,12 +7,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "05_matmul/matmul_check.hpp"
 #include "common/backend.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
 #include "matmul/matmul_cpu_blocked.hpp"
+#include "problems/matmul/matmul_check.hpp"
 #include "support/lesson_runs.hpp"
 
 using namespace gpulab;

@@ -2,7 +2,7 @@
 // awkward sizes are in variants_test). Skipped (exit 77) without a GPU.
 #include <catch2/catch.hpp>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "common/gpu_memory.hpp"
 #include "common/random.hpp"
 #include "support/lesson_runs.hpp"

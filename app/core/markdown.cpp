@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "common/text_file.hpp"
+#include "base/text_file.hpp"
 
 namespace gpulab::app {
 

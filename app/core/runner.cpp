@@ -3,7 +3,7 @@
 
 #include <exception>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 
 namespace gpulab::app {
 

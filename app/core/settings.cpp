@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "common/text_file.hpp"
+#include "base/text_file.hpp"
 
 namespace gpulab::app {
 

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <set>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "common/results_reader.hpp"
 #include "registry.hpp"
 #include "ui/plot.hpp"

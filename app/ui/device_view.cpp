@@ -1,7 +1,7 @@
 // The Device view: this machine's GPU (or why there is none), the recorded reference runs, messages.
 #include <imgui.h>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "ui/app_window.hpp"
 #include "ui/plot.hpp"
 #include "ui/view_helpers.hpp"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/text_file.hpp"
 #include "common/lesson.hpp"
 #include "common/results.hpp"
-#include "common/text_file.hpp"
 
 namespace gpulab::app {
 

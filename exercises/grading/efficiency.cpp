@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "common/mix.hpp"
+#include "base/mix.hpp"
 #include "emulator/observers/memory_counts.hpp"
 #include "grading/check.hpp"
 #include "grading/driver.hpp"

@@ -16,7 +16,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "common/random.hpp"
 #include "grading/gradebook.hpp"
 #include "grading/grading.hpp"

@@ -10,8 +10,8 @@
 #include <regex>
 #include <sstream>
 
-#include "common/device_info.hpp"
-#include "common/mix.hpp"
+#include "base/device_info.hpp"
+#include "base/mix.hpp"
 #include "common/peaks.hpp"
 #include "grading/check.hpp"
 #include "grading/driver.hpp"

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "base/mix.hpp"
 #include "cnn/cnn_gpu.hpp"
-#include "common/mix.hpp"
 
 namespace gpulab::cnn {
 

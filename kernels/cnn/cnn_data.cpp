@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "common/mix.hpp"
+#include "base/mix.hpp"
 
 namespace gpulab::cnn {
 

@@ -18,7 +18,7 @@ inline std::string cuda_message(cudaError_t code) {
   return std::string(cudaGetErrorString(code)) + " (" + cudaGetErrorName(code) + ")";
 }
 
-// "cudaMalloc(&p, bytes) failed at kernels/common/device_buffer.hpp:31: out of memory
+// "cudaMalloc(&p, bytes) failed at kernels/base/device_buffer.hpp:31: out of memory
 // (cudaErrorMemoryAllocation)"
 inline void cuda_check(cudaError_t code, const char* call, const char* file, int line) {
   if (code != cudaSuccess) throw_library_error(static_cast<int>(code), cuda_message(code), call, file, line);

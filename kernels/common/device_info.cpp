@@ -1,4 +1,4 @@
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 
 #include <cuda_runtime_api.h>
 

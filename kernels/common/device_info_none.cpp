@@ -1,5 +1,5 @@
 // The device query of an emulated-only build (no CUDA toolkit): there is never a GPU to use.
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 
 namespace gpulab {
 

@@ -3,9 +3,9 @@
 // (cudaMallocHost), the memory of the `gpu` target.
 #include <cstddef>
 
+#include "base/device_buffer.hpp"
+#include "base/owned_buffer.hpp"
 #include "common/cuda_check.hpp"
-#include "common/device_buffer.hpp"
-#include "common/owned_buffer.hpp"
 
 namespace gpulab::gpu {
 

@@ -15,8 +15,8 @@
 #include <source_location>
 #include <string>
 
+#include "base/launch_description.hpp"
 #include "common/cuda_check.hpp"
-#include "common/launch_description.hpp"
 
 namespace gpulab {
 namespace {

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/launch_description.hpp"
 #include "common/launch.cuh"
-#include "common/launch_description.hpp"
 #include "matrix_add/matrix_add.hpp"
 
 namespace gpulab::matrix_add {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "common/mix.hpp"
+#include "base/mix.hpp"
 
 namespace gpulab::mlp {
 

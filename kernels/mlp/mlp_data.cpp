@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "common/mix.hpp"
+#include "base/mix.hpp"
 
 namespace gpulab::mlp {
 

@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/launch_description.hpp"
 #include "common/launch.cuh"
-#include "common/launch_description.hpp"
 #include "sigmoid/sigmoid.hpp"
 
 namespace gpulab::sigmoid {

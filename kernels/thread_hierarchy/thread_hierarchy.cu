@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/launch_description.hpp"
 #include "common/launch.cuh"
-#include "common/launch_description.hpp"
 #include "thread_hierarchy/thread_hierarchy.hpp"
 
 namespace gpulab::thread_hierarchy {

@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/launch_description.hpp"
 #include "common/launch.cuh"
-#include "common/launch_description.hpp"
 #include "vector_add/vector_add.hpp"
 
 namespace gpulab::vector_add {

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <functional>
 
-#include "05_matmul/matmul_problem.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
 #include "matmul/matmul_cublas.hpp"
+#include "problems/matmul/matmul_problem.hpp"
 
 namespace gpulab {
 

@@ -3,8 +3,8 @@
 #include "common/lesson.hpp"
 
 #include "07_tiny_network/device_steps.hpp"
-#include "07_tiny_network/step_check.hpp"
 #include "07_tiny_network/training.hpp"
+#include "problems/mlp_step/step_check.hpp"
 
 #include <cmath>
 #include <limits>

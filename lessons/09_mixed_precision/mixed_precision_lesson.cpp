@@ -9,7 +9,6 @@
 #include <functional>
 
 #include <fmt/format.h>
-#include "05_matmul/matmul_problem.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
 #include "matmul/matmul.hpp"
@@ -20,6 +19,7 @@
 #include "mixed/mixed_training.hpp"
 #include "mlp/mlp_data.hpp"
 #include "mlp/mlp_train.hpp"
+#include "problems/matmul/matmul_problem.hpp"
 
 namespace gpulab {
 

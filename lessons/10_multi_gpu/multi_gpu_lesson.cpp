@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "07_tiny_network/step_check.hpp"
 #include "10_multi_gpu/multi_gpu_runs.hpp"
 #include "10_multi_gpu/process_orders.hpp"
 #include "10_multi_gpu/process_training.hpp"
@@ -20,6 +19,7 @@
 #include "mlp/mlp_library.hpp"
 #include "mlp/mlp_train.hpp"
 #include "multi_process/process_world.hpp"
+#include "problems/mlp_step/step_check.hpp"
 
 namespace gpulab {
 

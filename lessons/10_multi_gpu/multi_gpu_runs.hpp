@@ -3,11 +3,11 @@
 #include <memory>
 #include <string>
 
-#include "07_tiny_network/step_check.hpp"
 #include "common/backend.hpp"
 #include "common/lesson.hpp"
 #include "common/timeline.hpp"
 #include "mlp/mlp.hpp"
+#include "problems/mlp_step/step_check.hpp"
 
 namespace gpulab::multi_gpu_runs {
 

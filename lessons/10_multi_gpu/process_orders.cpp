@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "10_multi_gpu/multi_gpu_runs.hpp"
+#include "base/device_info.hpp"
 #include "common/backend.hpp"
-#include "common/device_info.hpp"
 #include "multi_process/process_world.hpp"
 
 namespace gpulab::multi_gpu_runs {

@@ -3,16 +3,14 @@
 // mapping and the transposed one) — so this file adds no kernel and no workload of its own: the
 // lesson is its text (docs/lessons/11-profiling.md), the memory counts the emulator makes of those
 // kernels, and the profiles recorded on an H100 (assets/profiles/) the app's Memory view shows.
-#include "common/lesson.hpp"
+#include "problems/matrix_add/matrix_add_workload.hpp"
 
 namespace gpulab {
-
-const Lesson& matrix_add_lesson();
 
 namespace {
 
 Lesson make_lesson() {
-  Lesson l = matrix_add_lesson();  // the workload, its checks and its thread map: lesson 03's
+  Lesson l = matrix_add_workload();  // the workload, its checks and its thread map: lesson 03's
   l.title = "Profiling";
   l.summary =
       "Nsight Compute and Nsight Systems on the lessons' kernels: memory throughput, occupancy, stall "

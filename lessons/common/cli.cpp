@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "base/device_info.hpp"
 #include "common/cli_print.hpp"
 #include "common/crossover.hpp"
-#include "common/device_info.hpp"
 #include "common/memory_check.hpp"
 #include "common/online_softmax_steps.hpp"
 #include "common/peaks.hpp"

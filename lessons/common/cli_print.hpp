@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "common/lesson.hpp"
 #include "common/results.hpp"
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/device_info.hpp"
 #include "common/cuda_check.hpp"
 #include "common/cuda_handles.hpp"
-#include "common/device_info.hpp"
 #include "common/fp32_peak.hpp"
 #include "common/gpu_memory.hpp"
 #include "common/launch.cuh"

@@ -5,7 +5,7 @@
 #include <random>
 #include <set>
 
-#include "common/mix.hpp"
+#include "base/mix.hpp"
 
 namespace gpulab {
 

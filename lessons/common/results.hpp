@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/device_info.hpp"
 #include "common/backend.hpp"
-#include "common/device_info.hpp"
 #include "common/lesson.hpp"
 #include "common/peaks.hpp"
 #include "common/stats.hpp"

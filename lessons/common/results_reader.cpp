@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text_file.hpp"
 #include "common/memory_json.hpp"
-#include "common/text_file.hpp"
 
 namespace gpulab {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "common/measure.hpp"
 #include "common/peaks.hpp"
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/device_info.hpp"
 #include "common/backend.hpp"
-#include "common/device_info.hpp"
 #include "common/lesson.hpp"
 #include "emulator/runtime/device.hpp"
 #include "emulator/runtime/memory.hpp"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "run/cuda_build.hpp"
 
 namespace fs = std::filesystem;

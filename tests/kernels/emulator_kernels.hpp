@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <span>
 
-#include "common/launch_description.hpp"
+#include "base/launch_description.hpp"
 
 // The launchers: spans of device memory, on the device the thread chose (common/backend.hpp).
 namespace gpulab::test_kernels {

@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 #include "support/catch_session.hpp"
 
 namespace gpulab::test {

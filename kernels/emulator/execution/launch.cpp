@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "common/launch_description.hpp"
+#include "base/launch_description.hpp"
 #include "emulator/execution/scheduler.hpp"
 #include "emulator/language/cuda_language.hpp"
 #include "emulator/observers/checker.hpp"

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "common/mix.hpp"
+#include "base/mix.hpp"
 #include "cuda_runtime.h"
 #include "emulator/runtime/memory.hpp"
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/text_file.hpp"
+#include "base/text_file.hpp"
 #include "emulator/rewrite/rewrite_scan.hpp"
 
 namespace gpulab::emulated {

@@ -1,6 +1,6 @@
 #pragma once
 // The emulated device's limits, without the CUDA-language macros of cuda_language.hpp.
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 
 namespace gpulab::emulated {
 

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "common/device_buffer.hpp"
-#include "common/owned_buffer.hpp"
+#include "base/device_buffer.hpp"
+#include "base/owned_buffer.hpp"
 
 namespace gpulab::emulated {
 

@@ -12,7 +12,7 @@ _M = (1 << 64) - 1
 
 
 def _mix64(x):
-    """SplitMix64's finaliser on uint64 arrays (kernels/common/mix.hpp)."""
+    """SplitMix64's finaliser on uint64 arrays (kernels/base/mix.hpp)."""
     with np.errstate(over="ignore"):
         x = (x + np.uint64(0x9E3779B97F4A7C15)) & np.uint64(_M)
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)

@@ -1,4 +1,4 @@
-#include "05_matmul/matmul_check.hpp"
+#include "problems/matmul/matmul_check.hpp"
 
 #include <cblas.h>
 

@@ -1,4 +1,4 @@
-#include "05_matmul/matmul_problem.hpp"
+#include "problems/matmul/matmul_problem.hpp"
 
 #include <algorithm>
 #include <cmath>

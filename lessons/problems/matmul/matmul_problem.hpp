@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "05_matmul/matmul_check.hpp"
 #include "common/array_runs.hpp"
 #include "common/lesson.hpp"
+#include "problems/matmul/matmul_check.hpp"
 
 namespace gpulab {
 

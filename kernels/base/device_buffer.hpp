@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/owned_buffer.hpp"
+#include "base/owned_buffer.hpp"
 
 namespace gpulab {
 

@@ -1,4 +1,4 @@
-#include "07_tiny_network/step_check.hpp"
+#include "problems/mlp_step/step_check.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "common/launch_description.hpp"
+#include "base/launch_description.hpp"
 
 namespace gpulab {
 

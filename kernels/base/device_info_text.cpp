@@ -1,5 +1,5 @@
 // How a device query reads, for builds with and without CUDA.
-#include "common/device_info.hpp"
+#include "base/device_info.hpp"
 
 namespace gpulab {
 
