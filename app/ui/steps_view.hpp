@@ -32,7 +32,7 @@ class StepsView {
     int launch = 0, array = -1;                 // the trace shown, and its array (-1: the most used)
     bool window = false;                        // 32 elements at a time instead of all
     int first = 0;                              // the window's first element
-    std::optional<OnlineSoftmaxSteps> softmax;  // read from `recording` (Lesson::StepsPicture::online_softmax)
+    std::optional<OnlineSoftmaxSteps> softmax;  // read from `recording` (SharedMemorySteps::Picture::online_softmax)
     int query = 0;                              // the softmax's query shown
   };
   void record(const Lesson& lesson, State& s);
