@@ -130,3 +130,114 @@ void host(float* c) { kernel<<<1, 32>>>(c, 1u, 2u); }
   const std::string body = out.substr(out.find('\n', out.find("#line 1")) + 1);
   CHECK(count(body.substr(0, body.find("void host")), "\n") == count(source.substr(0, source.find("void host")), "\n"));
 }
+
+namespace {
+
+// One of the rewrite's jobs (rewrite.hpp's table): a piece of a kernel file, the options it is
+// rewritten with, and what its output must hold and must not.
+struct Job {
+  const char* name;
+  std::string source;
+  RewriteOptions options;
+  std::vector<std::string> holds;
+  std::vector<std::string> lacks = {};
+};
+
+RewriteOptions emulated_program() { return {}; }
+RewriteOptions emulated_in(const char* space) {
+  RewriteOptions o;
+  o.backend_namespace = space;
+  return o;
+}
+RewriteOptions for_the_gpu() {
+  RewriteOptions o;
+  o.emulated = false;
+  o.backend_namespace = "gpu";
+  return o;
+}
+RewriteOptions header() {
+  RewriteOptions o;
+  o.header = true;
+  return o;
+}
+
+const std::vector<Job>& jobs() {
+  static const std::vector<Job> all = {
+      {"a launch: its arguments evaluated once, then the grid, the block, shared bytes and stream",
+       "void f(float* x, int n, cudaStream_t st) { k<<<(n + 255) / 256, 256, 64, st>>>(x, n); }\n",
+       emulated_program(),
+       {"::gpulab::emulated::launch_kernel(\"k\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once(",
+        "x, n), (n + 255) / 256, 256, 64, st);"},
+       {"<<<"}},
+      {"a kernel's definition is inlined into the thread loops; a declaration is left alone",
+       "__global__ void k(float* x) {}\n__global__ void declared(float* x);\n",
+       emulated_program(),
+       {"__global__ GPULAB_INLINED_KERNEL void k(", "__global__ void declared(float* x);"}},
+      {"extern __shared__ is the launch's dynamic shared memory",
+       "__global__ void k() { extern __shared__ float s[]; }\n",
+       emulated_program(),
+       {"float (&s)[] = ::gpulab::emulated::dynamic_shared<float>(\"s\", \"float\");"},
+       {"extern __shared__"}},
+      {"each __shared__ variable of a declaration is the block's copy",
+       "__global__ void k() { __shared__ float tile[32][33], total; }\n",
+       emulated_program(),
+       {"auto& tile = ::gpulab::emulated::static_shared<float [32][33]>([] {}, \"tile\", \"float\"",
+        "auto& total = ::gpulab::emulated::static_shared<float>([] {}, \"total\", \"float\""}},
+      {"volatile in a kernel's code gets the note on warp-synchronous code",
+       "__global__ void k(float* s) { volatile float* v = s; }\n",
+       emulated_program(),
+       {"volatile float* v = s; ::gpulab::emulated::note_volatile(__FILE__, __LINE__);"}},
+      {"the tensor cores' inline PTX is carried out by the emulator, operands in and out",
+       "__global__ void k() { float c = 0; unsigned a = 0;\n"
+       "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, {%1}, {%1}, {%0};\" : \"+f\"(c) "
+       ": \"r\"(a)); }\n",
+       emulated_program(),
+       {"::gpulab::emulated::ptx::run(\"mma.sync.aligned.m16n8k16",
+        "{::gpulab::emulated::ptx::inout(c), ::gpulab::emulated::ptx::in(a)});"},
+       {"asm volatile"}},
+      {"comments and literals are left alone",
+       "void f() {\n  // k<<<1, 1>>>(x);\n  const char* t = \"k<<<1, 1>>>(x)\";\n}\n",
+       emulated_program(),
+       {"  // k<<<1, 1>>>(x);\n", "  const char* t = \"k<<<1, 1>>>(x)\";\n"},
+       {"launch_kernel"}},
+      {"a whole program exits non-zero when the checked mode reported an error",
+       "int main() { return 0; }\n",
+       emulated_program(),
+       {"::gpulab::emulated::check::exit_nonzero_on_errors("}},
+      {"a learner's header gets no exit line",
+       "inline int twice(int x) { return 2 * x; }\n",
+       header(),
+       {"twice"},
+       {"exit_nonzero_on_errors"}},
+      {"GPU Lab's own files move to the backend's namespace, in both builds",
+       "namespace gpulab::topic {\nvoid f() {}\n}  // namespace gpulab::topic\n",
+       emulated_in("emulated"),
+       {"namespace gpulab::emulated::topic {"},
+       {"exit_nonzero_on_errors"}},
+      {"the GPU's build keeps launches and shared memory as nvcc reads them",
+       "namespace gpulab::topic {\n__global__ void k() { extern __shared__ float s[]; }\nvoid f() { k<<<1, "
+       "32>>>(); }\n}  // namespace gpulab::topic\n",
+       for_the_gpu(),
+       {"namespace gpulab::gpu::topic {", "extern __shared__ float s[];", "k<<<1, 32>>>();"},
+       {"launch_kernel", "dynamic_shared", "GPULAB_INLINED_KERNEL"}},
+  };
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("each of the rewrite's jobs does what its table row says, and keeps every line where it was", "[rewrite]") {
+  for (const Job& job : jobs()) {
+    DYNAMIC_SECTION(job.name) {
+      const std::string out = rewrite_cuda(job.source, "job.cu", job.options);
+      for (const std::string& h : job.holds) CHECK_THAT(out, Contains(h));
+      for (const std::string& l : job.lacks) CHECK_THAT(out, !Contains(l));
+      // After the `#line 1` that names the file, line k of the output is line k of the source.
+      const std::size_t first = out.find("#line 1 \"job.cu\"\n");
+      REQUIRE(first != std::string::npos);
+      const std::string body = out.substr(first + std::string("#line 1 \"job.cu\"\n").size());
+      // (A whole program's exit line comes after a blank line of its own.)
+      CHECK(count(body.substr(0, body.find("\n[[maybe_unused]]")), "\n") == count(job.source, "\n"));
+    }
+  }
+}
