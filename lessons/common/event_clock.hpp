@@ -16,12 +16,18 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/cuda_check.hpp"
 #include "common/phase_times.hpp"
 #if !defined(GPULAB_EMULATED)
 #include "common/stream_hold.hpp"
 #endif
 
 namespace gpulab {
+
+// What a failed call does in GPU Lab's own code: throws CudaError (common/cuda_check.hpp).
+struct ThrowOnError {
+  void operator()(cudaError_t code, const char* what) const { cuda_check(code, what, __FILE__, __LINE__); }
+};
 
 // CUDA events on the default stream for the four marks of a repetition: 0 before the upload, 1
 // after it, 2 after compute, 3 after the download. `check(cudaError_t, const char* what)` is what

@@ -1,16 +1,11 @@
 // The harness's GPU clock (measure.hpp's PhaseClock): event_clock.hpp's, the one the grader's
 // driver times a learner's function with too.
-#include "common/cuda_check.hpp"
 #include "common/event_clock.hpp"
 #include "common/measure.hpp"
 
 namespace gpulab {
 
 namespace {
-
-struct Throw {  // a failed CUDA call throws CudaError, as everywhere in the harness
-  void operator()(cudaError_t code, const char* what) const { cuda_check(code, what, __FILE__, __LINE__); }
-};
 
 class GpuClock : public PhaseClock {
  public:
@@ -21,7 +16,7 @@ class GpuClock : public PhaseClock {
   PhaseTimes phases() override { return events_.phases(); }
 
  private:
-  EventClock<Throw> events_{Throw{}};
+  EventClock<ThrowOnError> events_{ThrowOnError{}};
 };
 
 }  // namespace

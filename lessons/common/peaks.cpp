@@ -5,33 +5,32 @@
 
 #include "base/device_info.hpp"
 #include "common/cuda_check.hpp"
-#include "common/cuda_handles.hpp"
+#include "common/event_clock.hpp"
 #include "common/fp32_peak.hpp"
 #include "common/gpu_memory.hpp"
 #include "common/launch.cuh"
 #include "common/stats.hpp"
-#include "common/stream_hold.hpp"
 
 namespace gpulab {
 
 namespace {
 
 // The milliseconds of `work` on the default stream, each of `reps` times after `warmups` untimed
-// ones, timed as the kernels are (event_clock.hpp): its start event held until the work is queued
-// behind it, so the launch is not timed.
+// ones, timed by the rows' own clock (event_clock.hpp) as a compute phase: its start event held
+// until the work is queued behind it, so the launch is not timed.
 template <typename Work>
 std::vector<double> held_times(int warmups, int reps, Work work) {
-  const Event start, stop;
-  gpu::StreamHold hold;
+  EventClock<ThrowOnError> clock{ThrowOnError{}};
   std::vector<double> ms;
   for (int i = 0; i < warmups + reps; ++i) {
-    hold.hold(100000);
-    start.record();
+    clock.hold_next();
+    clock.mark(0);
+    clock.mark(1);
     work();
-    stop.record();
-    hold.release();
-    GPULAB_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    if (i >= warmups) ms.push_back(stop.ms_since(start));
+    clock.mark(2);
+    clock.mark(3);
+    clock.wait();
+    if (i >= warmups) ms.push_back(clock.phases().kernel_ms);
   }
   return ms;
 }

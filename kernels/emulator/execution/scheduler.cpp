@@ -19,7 +19,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <bit>
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #include <condition_variable>

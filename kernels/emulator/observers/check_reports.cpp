@@ -132,6 +132,8 @@ std::string access_line(const char* space, bool write, std::size_t size, const v
   fatal(cudaErrorIllegalAddress, "global " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)), text);
 }
 
+namespace {  // (this file's own: check_internal.hpp declares what checker.cpp calls)
+
 // The bytes an access is about to write over another thread's write: compute-sanitizer calls
 // a write-after-write a hazard only when it changes the value (two threads storing the same 0
 // or the same flag is benign). The check runs before the write, so the report waits until the
@@ -212,6 +214,8 @@ void war_report_blocks(const Granule& granule, std::uint32_t reader, const void*
   return relative(address, alloc.begin, alloc.bytes, alloc.element_bytes, describe_global(alloc));
 }
 
+}  // namespace
+
 [[gnu::noinline, gnu::cold]] void uninitialised_read(const Allocation& alloc, std::uintptr_t address, std::size_t size,
                                                      bool atomic, const void* pc) {
   report(Tool::initcheck, "init " + std::to_string(reinterpret_cast<std::uintptr_t>(pc)),
@@ -233,10 +237,14 @@ void war_report_blocks(const Granule& granule, std::uint32_t reader, const void*
   }
 }
 
+namespace {
+
 [[gnu::noinline, gnu::cold]] std::string shared_element(const shared::Window& w, const shared::Array& array,
                                                         std::uintptr_t address) {
   return relative(address, array.begin, array.bytes, element_bytes_of(w, array), describe_shared(w, array));
 }
+
+}  // namespace
 
 [[noreturn, gnu::noinline, gnu::cold]] void shared_out_of_bounds(const shared::Window& w, std::uintptr_t a,
                                                                  std::size_t size, Access kind, const void* pc) {
