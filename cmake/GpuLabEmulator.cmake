@@ -53,7 +53,8 @@ target_compile_options(gpulab_emulator PRIVATE -ftls-model=initial-exec)
 gpulab_warnings(gpulab_emulator)
 
 # The source rewrite every CUDA file goes through before it is compiled (emulator/rewrite/rewrite.hpp).
-add_library(gpulab_rewrite STATIC ${gpulab_kernels}/emulator/rewrite/rewrite.cpp ${gpulab_kernels}/emulator/rewrite/rewrite_scan.cpp
+add_library(gpulab_rewrite STATIC ${gpulab_kernels}/emulator/rewrite/rewrite.cpp
+  ${gpulab_kernels}/emulator/rewrite/rewrite_jobs.cpp ${gpulab_kernels}/emulator/rewrite/rewrite_scan.cpp
             ${gpulab_kernels}/emulator/rewrite/launcher_dispatch.cpp ${gpulab_kernels}/emulator/rewrite/header_mirror.cpp)
 target_include_directories(gpulab_rewrite PUBLIC ${gpulab_kernels})
 target_compile_features(gpulab_rewrite PUBLIC cxx_std_20)

@@ -24,7 +24,7 @@ std::string text_file_of(const std::string& number, std::string name) {
 
 // A lesson as the executables and the app see it: what its gpulab_add_lesson line says (its number,
 // name, text, the part of the course it is in, its kernels' folder among the Code view's sources),
-// its exercises' files as the variant `yours` (exercises/NN_*/, found at run time), and every
+// its exercises' files as the variant `yours` (lessons/NN_*/exercises/*/, found at run time), and every
 // instance knowing the problem it was made for.
 Lesson registered(const Lesson& own, const char* number, const char* name, const char* part, const char* kernels) {
   Lesson l = own;
@@ -42,7 +42,7 @@ Lesson registered(const Lesson& own, const char* number, const char* name, const
   };
   for (Variant& v : grading::exercise_variants(l)) l.variants.push_back(std::move(v));
   for (const grading::Spec* e : grading::exercises_of_lesson(l.id))
-    l.sources.push_back("exercises/" + e->name + "/" + e->file);  // the Code view's tabs
+    l.sources.push_back(e->shown_path());  // the Code view's tabs
   return l;
 }
 

@@ -7,12 +7,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "06_conv/conv_check.hpp"
 #include "common/backend.hpp"
 #include "common/random.hpp"
 #include "common/results.hpp"
 #include "common/targets.hpp"
 #include "conv/conv.hpp"
+#include "problems/conv/conv_check.hpp"
 #include "registry.hpp"
 #include "support/lesson_runs.hpp"
 

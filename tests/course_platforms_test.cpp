@@ -140,8 +140,9 @@ TEST_CASE("Gradescope's zip holds the entry points and a student copy without so
       "python3 -c \"import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))\" " +
       (dir / "autograder.zip").string());
   REQUIRE(listed.exit_code == 0);
-  for (const char* name : {"setup.sh", "run_autograder", "exercises.txt", "gpulab/exercises/05_matmul/exercise.json",
-                           "gpulab/exercises/05_matmul/exercise.cu"}) {
+  for (const char* name :
+       {"setup.sh", "run_autograder", "exercises.txt", "gpulab/lessons/05_matmul/exercises/05_matmul/exercise.json",
+        "gpulab/lessons/05_matmul/exercises/05_matmul/exercise.cu"}) {
     CAPTURE(name);
     CHECK_THAT(listed.output, Catch::Contains(name));
   }

@@ -27,15 +27,15 @@ const fs::path kSource = GPULAB_SOURCE_DIR;
 
 std::string read(const fs::path& p) { return read_text_file(p.string()).value_or(""); }
 
-struct Expected {
+struct ExpectedGrades {
   bool passed = false;
   std::string phrase;  // in the failure's message
 };
 
 // The first line of a class file: "// grade: passed" or "// grade: failed — PHRASE".
-Expected expected_of(const std::string& text) {
+ExpectedGrades expected_of(const std::string& text) {
   const std::string line = text.substr(0, text.find('\n'));
-  Expected e;
+  ExpectedGrades e;
   e.passed = line == "// grade: passed";
   const std::string dash = "failed — ";
   if (const auto at = line.find(dash); at != std::string::npos) e.phrase = line.substr(at + dash.size());
@@ -65,7 +65,7 @@ TEST_CASE("a class of thirteen that tries the grader gets the grades its code ea
   }
   const fs::path class_dir = fs::temp_directory_path() / ("gpulab-class13-" + std::to_string(test::test_seed()));
   fs::remove_all(class_dir);
-  std::map<std::string, Expected> expected;
+  std::map<std::string, ExpectedGrades> expected;
   for (const auto& entry : fs::directory_iterator(kSource / "tests/class")) {
     if (entry.path().extension() != ".cu") continue;
     const std::string student = entry.path().stem().string();
@@ -78,7 +78,7 @@ TEST_CASE("a class of thirteen that tries the grader gets the grades its code ea
     expected[student] = expected_of(text);
   }
   fs::create_directories(class_dir / "stub/01_vector_add");
-  fs::copy_file(kSource / "exercises/01_vector_add/exercise.cu", class_dir / "stub/01_vector_add/exercise.cu");
+  fs::copy_file(grading::find_exercise("01_vector_add")->learner_file(), class_dir / "stub/01_vector_add/exercise.cu");
   expected["stub"] = {false, "c["};
   fs::create_directories(class_dir / "absent");
   expected["absent"] = {false, "not handed in"};

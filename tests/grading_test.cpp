@@ -1,5 +1,5 @@
 // The grader itself: every exercise's stub fails and its solution passes; every buggy submission
-// of tests/submissions/ fails with the message its file expects (each check proven to fire);
+// (each exercise's buggy/) fails with the message its file expects (each check proven to fire);
 // a class is graded into a gradebook without anything crashing; specs are read and refused
 // with reasons; gpulab_grade refuses bad command lines. All on the emulator, so CI proves it.
 #include <catch2/catch.hpp>
@@ -51,10 +51,10 @@ bool have_solutions() {
   const auto& all = grading::all_exercises();
   return std::all_of(all.begin(), all.end(), [](const grading::Spec& e) { return fs::exists(e.solution_file()); });
 }
-#define REQUIRE_SOLUTIONS()                                                            \
-  if (!have_solutions()) {                                                             \
-    WARN("a student copy (no exercises/*/solution.cu): not graded against solutions"); \
-    return;                                                                            \
+#define REQUIRE_SOLUTIONS()                                                                      \
+  if (!have_solutions()) {                                                                       \
+    WARN("a student copy (no lessons/*/exercises/*/solution.cu): not graded against solutions"); \
+    return;                                                                                      \
   }
 
 fs::path fresh_folder(const std::string& name) {
@@ -115,14 +115,12 @@ GPULAB_STUB_PART(6)
 
 namespace {
 
-// The corpus of buggy submissions (tests/submissions/EXERCISE/*.cu), in a fixed order.
+// The corpus of buggy submissions (each exercise's buggy/*.cu, beside its solution), in a fixed
+// order.
 std::vector<std::pair<const grading::Spec*, fs::path>> buggy_submissions() {
   std::vector<std::pair<const grading::Spec*, fs::path>> all;
-  for (const auto& folder : fs::directory_iterator(kSource / "tests/submissions")) {
-    if (!folder.is_directory()) continue;
-    const grading::Spec* e = grading::find_exercise(folder.path().filename().string());
-    if (e == nullptr) throw std::runtime_error("tests/submissions: no exercise " + folder.path().string());
-    for (const auto& file : fs::directory_iterator(folder.path())) all.emplace_back(e, file.path());
+  for (const grading::Spec& e : grading::all_exercises()) {
+    for (const fs::path& file : e.buggy_files()) all.emplace_back(&e, file);
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   return all;
@@ -157,7 +155,8 @@ void grade_buggy_submissions(std::size_t part, std::size_t parts) {
 
 }  // namespace
 
-TEST_CASE("the corpus of buggy submissions has at least 15 files, each under a known exercise", "[grading]") {
+TEST_CASE("the corpus of buggy submissions has at least 15 files, each beside its exercise", "[grading]") {
+  REQUIRE_SOLUTIONS();  // a student copy leaves them out with the solutions
   CHECK(buggy_submissions().size() >= 15);
 }
 
@@ -180,10 +179,9 @@ TEST_CASE("a class of three is graded into a gradebook: a solution, a stub, a wi
   REQUIRE_SOLUTIONS();
   const fs::path class_dir = fresh_folder("gpulab-class");
   const grading::Spec& conv = *grading::find_exercise("06_conv");
-  const std::pair<const char*, fs::path> students[] = {
-      {"alice", conv.solution_file()},
-      {"bob", conv.learner_file()},
-      {"carol", kSource / "tests/submissions/06_conv/writes_far_past_y.cu"}};
+  const std::pair<const char*, fs::path> students[] = {{"alice", conv.solution_file()},
+                                                       {"bob", conv.learner_file()},
+                                                       {"carol", conv.folder / "buggy/writes_far_past_y.cu"}};
   for (const auto& [name, file] : students) {
     fs::create_directories(class_dir / name / "06_conv");
     fs::copy_file(file, class_dir / name / "06_conv/exercise.cu");
@@ -307,8 +305,8 @@ TEST_CASE("gpulab_grade grades the solutions and a file of one's own", "[grading
   const auto solution = test::run_command(grade + " --solutions");
   CHECK(solution.exit_code == 0);
   CHECK_THAT(solution.output, Catch::Contains("PASSED"));
-  const auto bug =
-      test::run_command(grade + " --file " + (kSource / "tests/submissions/04_sigmoid/unstable.cu").string());
+  const auto bug = test::run_command(grade + " --file " +
+                                     (grading::find_exercise("04_sigmoid")->folder / "buggy/unstable.cu").string());
   CHECK(bug.exit_code == 1);
   CHECK_THAT(bug.output, Catch::Contains("FAILED") && Catch::Contains("is NaN"));
 }

@@ -9,7 +9,7 @@ cd "$root"
 build=${1:-build/emulated}
 grader="$build/bin/gpulab_grade"
 mkdir -p "$build/grades"
-if ! ls exercises/*/solution.cu > /dev/null 2>&1; then
+if ! ls lessons/*/exercises/*/solution.cu > /dev/null 2>&1; then
   echo "check-exercises: this copy has no solutions (a student copy): nothing to prove"
   exit 0
 fi

@@ -9,7 +9,7 @@ build=${1:-build-h100}
 out=${2:-gpu-grader-out}
 mkdir -p "$out"
 root=$(pwd)
-grade=("$build/bin/gpulab_grade" --exercises "$root/exercises" --backend gpu)
+grade=("$build/bin/gpulab_grade" --exercises "$root/lessons" --backend gpu)
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -36,7 +36,7 @@ for f in tests/class/*.cu; do
   sed "s|@SOURCE@|$root|" "$f" > "$class/$s/01_vector_add/$name"
 done
 mkdir -p "$class/stub/01_vector_add" "$class/absent"
-cp exercises/01_vector_add/exercise.cu "$class/stub/01_vector_add/"
+cp lessons/01_vector_add/exercises/01_vector_add/exercise.cu "$class/stub/01_vector_add/"
 "${grade[@]}" --exercise 01_vector_add --time-limit 10 --seed 21 --jobs 4 --no-sanitizers --submissions "$class" \
   --gradebook "$out/class.csv" --gradescope > "$out/class.log" 2>&1
 sleep 4  # the tampering student's leftover process would strike now
@@ -46,9 +46,10 @@ cut -c1-120 "$out/class.csv"
 
 echo "== messages of buggy submissions =="
 : > "$out/messages.log"
-for f in tests/submissions/05_matmul/barrier_in_condition.cu tests/submissions/03_matrix_add/square_only.cu \
-  tests/submissions/01_vector_add/frees_with_free.cu tests/efficiency/03_column_major.cu; do
+for f in lessons/05_matmul/exercises/05_matmul/buggy/barrier_in_condition.cu lessons/03_matrix_add/exercises/03_matrix_add/buggy/square_only.cu \
+  lessons/01_vector_add/exercises/01_vector_add/buggy/frees_with_free.cu tests/efficiency/03_column_major.cu; do
   exercise=$(basename "$(dirname "$f")")
+  [ "$exercise" = buggy ] && exercise=$(basename "$(dirname "$(dirname "$f")")")
   [ "$exercise" = efficiency ] && exercise=03_matrix_add
   echo "### $f" >> "$out/messages.log"
   "${grade[@]}" --exercise "$exercise" --file "$f" --seed 4 >> "$out/messages.log" 2>&1

@@ -9,13 +9,6 @@
 
 namespace gpulab::app {
 
-namespace {
-
-// The learner's file as the repository names it: exercises/05_matmul/exercise.cu.
-std::string shown_path(const grading::Spec& e) { return "exercises/" + e.name + "/" + e.file; }
-
-}  // namespace
-
 // The lesson's exercise (a choice where it has several): what to write and where, the Grade
 // button and its result, the hints one at a time (the exercise's own, or the text's Exercise
 // section), and the learner's file as it is now.
@@ -38,7 +31,7 @@ void AppWindow::draw_exercise() {
     }
   }
   const grading::Spec& exercise = *exercises[static_cast<std::size_t>(s.exercise)];
-  const std::string path = shown_path(exercise);
+  const std::string path = exercise.shown_path();
   ImGui::PushTextWrapPos(0);
   ImGui::TextWrapped("Your task: %s.", exercise.task.c_str());
   ImGui::TextWrapped(

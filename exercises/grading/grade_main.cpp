@@ -71,7 +71,9 @@ int main(int argc, char** argv) {
                "on the GPU, also time each exercise's performance case and score it by its bands");
   cli.add_flag("--no-sanitizers", no_sanitizers, "on the GPU, do not run passing cases again under compute-sanitizer");
   cli.add_option("--time-limit", time_limit, "seconds per case (default: the exercise's own, usually 60)");
-  cli.add_option("--exercises", exercises, "the exercises folder (default: this GPU Lab's exercises/)");
+  cli.add_option("--exercises", exercises,
+                 "the folder the exercises lie under: its lessons' NN_*/exercises/NAME/ or its own NAME/ (default: "
+                 "this GPU Lab's lessons/)");
   cli.add_flag("--list", list, "list the exercises and their files");
   try {
     cli.parse(argc, argv);

@@ -18,7 +18,7 @@
 
 namespace gpulab::grading {
 
-// exercises/ of this GPU Lab (GPULAB_EXERCISES overrides it).
+// lessons/ of this GPU Lab, whose lessons hold their exercises (GPULAB_EXERCISES overrides it).
 std::filesystem::path exercises_root();
 // Every exercise there, in name order (a broken exercise.json throws std::invalid_argument).
 const std::vector<Spec>& all_exercises();

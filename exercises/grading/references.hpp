@@ -1,7 +1,7 @@
 #pragma once
 // The float64 references the exercises are checked against (never a solution), by the name an
-// exercise.json gives, with a bound per element that fits the arithmetic a correct float kernel
-// does (as the lessons' own checks), and the inputs each wants.
+// exercise.json gives: each its problem's reference and bound from lessons/problems/ (what the
+// lesson checks its own kernels against), and the inputs the exercise wants.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -10,13 +10,13 @@
 
 #include "grading/spec.hpp"
 #include "grading/submission.hpp"
+#include "problems/expected.hpp"
 
 namespace gpulab::grading {
 
-struct Expected {
-  std::vector<double> value;
-  std::vector<double> bound;  // |got − value| <= bound passes; a NaN value wants NaN
-};
+// A problem's reference values and bounds (lessons/problems/expected.hpp): |got − value| <= bound
+// passes; a NaN value wants NaN.
+using gpulab::Expected;
 
 struct Reference {
   std::string name;

@@ -302,12 +302,37 @@ Spec read_spec(const fs::path& folder) {
 
 std::vector<Spec> find_exercises(const fs::path& root) {
   std::vector<Spec> all;
+  auto add = [&](const fs::path& folder) {
+    all.push_back(read_spec(folder));
+    all.back().root = root;
+  };
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
-    if (entry.is_directory() && fs::exists(entry.path() / "exercise.json")) all.push_back(read_spec(entry.path()));
+    if (!entry.is_directory()) continue;
+    if (fs::exists(entry.path() / "exercise.json")) add(entry.path());
+    std::error_code none;
+    for (const auto& own : fs::directory_iterator(entry.path() / "exercises", none)) {
+      if (own.is_directory() && fs::exists(own.path() / "exercise.json")) add(own.path());
+    }
   }
   std::sort(all.begin(), all.end(), [](const Spec& a, const Spec& b) { return a.name < b.name; });
   return all;
+}
+
+std::vector<fs::path> Spec::buggy_files() const {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& found : fs::directory_iterator(folder / "buggy", ec)) {
+    if (found.path().extension() == ".cu") files.push_back(found.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string Spec::shown_path() const {
+  fs::path base = exercises_root().lexically_normal();
+  if (!base.has_filename()) base = base.parent_path();  // "lessons/" names lessons
+  return learner_file().lexically_normal().lexically_relative(base.parent_path()).generic_string();
 }
 
 std::vector<Case> cases_for(const Spec& spec, std::uint64_t seed) {

@@ -72,7 +72,8 @@ struct Efficiency {
 };
 
 struct Spec {
-  std::filesystem::path folder;  // exercises/01_vector_add
+  std::filesystem::path folder;  // lessons/01_vector_add/exercises/01_vector_add
+  std::filesystem::path root;    // the folder the exercises were found under: lessons/
   std::string name;              // the folder's name: "01_vector_add"
   std::string lesson;            // "01" (the lesson whose text and Run view it belongs to)
   std::string title;
@@ -109,14 +110,22 @@ struct Spec {
 
   std::filesystem::path learner_file() const { return folder / file; }
   std::filesystem::path solution_file() const { return folder / solution; }
+  // The submissions that must fail, each saying why (`// expect:`): buggy/*.cu, in name order.
+  std::vector<std::filesystem::path> buggy_files() const;
+  // The learner's file as the repository names it: lessons/05_matmul/exercises/05_matmul/exercise.cu.
+  std::string shown_path() const;
+  // Where every exercise lies: `root`, or for a spec read on its own, its folder's parent.
+  std::filesystem::path exercises_root() const { return root.empty() ? folder.parent_path() : root; }
   const Param* param(const std::string& name) const;
 };
 
 // Reads and checks a spec; throws std::invalid_argument with the file and what is wrong.
 Spec read_spec(const std::filesystem::path& folder);
 
-// Every exercise under `root` (each folder holding an exercise.json), in name order. A broken
-// spec throws (an instructor's typo must not hide an exercise).
+// Every exercise under `root`, in name order: each folder holding an exercise.json, either a
+// lesson's (root/LESSON/exercises/NAME/: GPU Lab's own, beside their lesson) or root's own
+// (root/NAME/: a course's folder of exercises). A broken spec throws (an instructor's typo must
+// not hide an exercise).
 std::vector<Spec> find_exercises(const std::filesystem::path& root);
 
 // The cases of a grading run: the fixed ones, then the random ones drawn from `seed`, each

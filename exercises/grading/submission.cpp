@@ -93,12 +93,12 @@ std::string reached_outside(const Spec& spec, const fs::path& file, const fs::pa
   std::vector<fs::path> allowed = build::toolchain_folders(gpu);
   allowed.push_back(own);
   if (gpu) allowed.push_back(fs::weakly_canonical(kGpuWatchHeader, ec));  // forced in by the grader
-  const fs::path exercises = fs::weakly_canonical(spec.folder, ec).parent_path();
+  const fs::path exercises = fs::weakly_canonical(spec.exercises_root(), ec);
   const fs::path itself = fs::weakly_canonical(fs::absolute(file), ec);
   for (const fs::path& listed : build::dependencies_listed(deps)) {
     const fs::path dep = fs::weakly_canonical(listed, ec);
     if (dep == itself) continue;
-    // Any exercise's solution, in the folder the exercises lie in (the learner's own among them).
+    // Any exercise's solution, under the folder the exercises lie in (the learner's own among them).
     const bool solution = dep.filename() == spec.solution && under(dep, exercises);
     const bool system = dep.string().rfind("/usr/", 0) == 0;
     const bool fine = !solution && (system || std::any_of(allowed.begin(), allowed.end(),
@@ -115,7 +115,7 @@ std::string includes_outside(const Spec& spec, const fs::path& file) {
   static const std::regex include_line(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
   std::error_code ec;
   const fs::path own = fs::weakly_canonical(fs::absolute(file).parent_path(), ec);
-  const fs::path exercises = fs::weakly_canonical(spec.folder, ec).parent_path();
+  const fs::path exercises = fs::weakly_canonical(spec.exercises_root(), ec);
   std::vector<fs::path> pending{fs::weakly_canonical(fs::absolute(file), ec)}, seen;
   while (!pending.empty() && seen.size() < 64) {
     const fs::path current = pending.back();

@@ -7,7 +7,6 @@
 #include <map>
 #include <regex>
 
-#include "06_conv/conv_check.hpp"
 #include "common/array_runs.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
@@ -15,6 +14,7 @@
 #include "conv/conv_library.hpp"
 #include "matmul/matmul.hpp"
 #include "matmul/matmul_cublas.hpp"
+#include "problems/conv/conv_check.hpp"
 
 namespace gpulab {
 

@@ -10,6 +10,7 @@
 #include "common/peaks.hpp"
 #include "common/results.hpp"
 #include "common/rows_by_cols.hpp"
+#include "problems/transpose/transpose_reference.hpp"
 #include "transpose/transpose.hpp"
 
 namespace gpulab {
@@ -109,8 +110,8 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   auto in = random_inputs("transpose", {"a"}, rows * cols, seed, -1.0f, 1.0f);
   in->shape = {rows, cols};
   const auto& a = in->inputs[0];
-  // b's element i is (row c, column r) of b, with c = i / rows, r = i % rows: a's (r, c).
-  fill_expected(*in, [&](std::size_t i) { return static_cast<double>(a[i % rows * cols + i / rows]); });
+  fill_expected(*in,
+                [&](std::size_t i) { return static_cast<double>(a[transpose_problem::source_of(i, rows, cols)]); });
   return in;
 }
 

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "common/array_runs.hpp"
+#include "problems/reduction/sum_reference.hpp"
 #include "reduction/reduction.hpp"
 
 namespace gpulab {
@@ -93,10 +94,7 @@ Footprint footprint_of(const Problem& p) {
 std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed) {
   // In [0, 1): no cancellation, so the relative error is the error of the order alone.
   auto in = random_inputs("reduction", {"x"}, static_cast<std::size_t>(p.n), seed, 0.0f, 1.0f);
-  in->expected.assign(1, 0.0);
-  double exact = 0;  // float64 over at most 2^36 values below 1: off by < 2^-17 of the sum
-  for (const float v : in->inputs[0]) exact += v;
-  in->expected[0] = exact;
+  in->expected.assign(1, reduction_problem::sum(std::span<const float>(in->inputs[0])));
   return in;
 }
 

@@ -7,6 +7,7 @@
 #include "common/exact_runs.hpp"
 #include "common/random.hpp"
 #include "histogram/histogram.hpp"
+#include "problems/histogram/histogram_reference.hpp"
 
 namespace gpulab {
 
@@ -14,7 +15,6 @@ namespace {
 
 namespace hg = histogram;
 constexpr std::size_t kBins = hg::kBins;
-constexpr unsigned char kCommon = 42;                            // the value skewed data repeats
 constexpr std::int64_t kMaxBytes = (std::int64_t{1} << 32) - 1;  // a bin counts in 32 bits
 
 using Instance14 = ExactInstance<unsigned char, unsigned int>;
@@ -56,9 +56,9 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
   in->topic = "histogram";
   in->element = "bin";
   in->x.resize(static_cast<std::size_t>(p.n));
-  fill_bytes(in->x, seed, 0, static_cast<double>(p.dim("skew", 0)) / 100, kCommon);
-  in->expected.assign(kBins, 0u);
-  for (const unsigned char v : in->x) ++in->expected[v];
+  fill_bytes(in->x, seed, 0, static_cast<double>(p.dim("skew", 0)) / 100, histogram_problem::kCommonValue);
+  in->expected.resize(kBins);
+  histogram_problem::count(std::span<const unsigned char>(in->x), std::span<unsigned int>(in->expected));
   return in;
 }
 

@@ -6,6 +6,7 @@
 
 #include "common/exact_runs.hpp"
 #include "common/random.hpp"
+#include "problems/scan/scan_reference.hpp"
 #include "scan/scan.hpp"
 
 namespace gpulab {
@@ -105,13 +106,7 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
     in->expected[0] = static_cast<unsigned int>(in->expected.size() - 1);
     return in;
   }
-  in->expected.resize(n);
-  const bool exclusive = exclusive_of(p);
-  std::uint64_t sum = 0;  // in 64 bits, wrapped to 32 for each element
-  for (std::size_t i = 0; i < n; ++i) {
-    in->expected[i] = static_cast<unsigned int>(exclusive ? sum : sum + in->x[i]);
-    sum += in->x[i];
-  }
+  in->expected = scan_problem::scan(std::span<const unsigned int>(in->x), exclusive_of(p));
   return in;
 }
 

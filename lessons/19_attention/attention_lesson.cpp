@@ -14,6 +14,7 @@
 #include "common/random.hpp"
 #include "mixed/hopper_gpu.hpp"
 #include "mixed/mixed.hpp"
+#include "problems/attention/attention_reference.hpp"
 #include "transformer/attention.hpp"
 #include "transformer/attention_hopper.hpp"
 
@@ -127,31 +128,18 @@ ArrayCheck check_of(double weight_roundoff) {
       });
 }
 
-// The float64 attention of every query.
+// The float64 attention of every query: the problem's reference (problems/attention, the
+// grader's too), head by head.
 void fill_attention(AttentionInstance& in, const tf::AttentionShape& s) {
   const std::size_t n = s.seq, d = s.head_dim;
-  const auto &q = in.inputs[0], &k = in.inputs[1], &v = in.inputs[2];
   in.expected.assign(s.elements(), 0.0);
-  const double scale = 1 / std::sqrt(static_cast<double>(d));
   const auto rows = static_cast<std::ptrdiff_t>(s.rows());
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::ptrdiff_t row = 0; row < rows; ++row) {
     const std::size_t h = static_cast<std::size_t>(row) / n, i = static_cast<std::size_t>(row) % n;
-    const std::size_t keys = s.causal ? i + 1 : n;
-    std::vector<double> p(keys);
-    double m = -INFINITY;
-    for (std::size_t j = 0; j < keys; ++j) {
-      double dot = 0;
-      for (std::size_t c = 0; c < d; ++c) dot += double{q[(h * n + i) * d + c]} * double{k[(h * n + j) * d + c]};
-      p[j] = dot * scale;
-      m = std::max(m, p[j]);
-    }
-    double sum = 0;
-    for (double& w : p) sum += w = std::exp(w - m);
-    double* out = in.expected.data() + (h * n + i) * d;
-    for (std::size_t j = 0; j < keys; ++j) {
-      for (std::size_t c = 0; c < d; ++c) out[c] += p[j] / sum * v[(h * n + j) * d + c];
-    }
+    const std::size_t head = h * n * d;
+    attention_problem::attention_row(in.inputs[0].data() + head, in.inputs[1].data() + head, in.inputs[2].data() + head,
+                                     n, d, s.causal, i, in.expected.data() + head + i * d);
   }
 }
 

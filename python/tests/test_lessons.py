@@ -41,7 +41,7 @@ def test_recorded_gpu_rows_and_a_plot(tmp_path):
 
 def test_grading_a_solution_and_a_stub(tmp_path):
     solution = gpulab.grade("01_vector_add", file=gpulab.lessons._config.config()["source_dir"] +
-                            "/exercises/01_vector_add/solution.cu", seed=3)
+                            "/lessons/01_vector_add/exercises/01_vector_add/solution.cu", seed=3)
     assert solution["passed"] and solution["exercises"][0]["score"] == 1.0
     stub = gpulab.grade("01_vector_add", seed=3)  # the exercise as handed out
     assert not stub["passed"] and stub["exit_status"] != 0

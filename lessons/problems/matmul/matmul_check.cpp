@@ -45,6 +45,22 @@ void full_reference(std::span<const float> a, std::span<const float> b, ProductR
   }
 }
 
+}  // namespace
+
+Expected product_expected(std::span<const float> a, std::span<const float> b, int m, int n, int k) {
+  ProductReference r;
+  r.m = m, r.n = n, r.k = k;
+  full_reference(a, b, r);
+  Expected e;
+  for (const CheckedElement& x : r.elements) {
+    e.value.push_back(x.expected);
+    e.bound.push_back(x.bound);
+  }
+  return e;
+}
+
+namespace {
+
 // Every element of the sampled rows and columns, and the row and column sums of C from A and B.
 void sampled_reference(std::span<const float> a, std::span<const float> b, ProductReference& r) {
   const std::size_t nr = r.rows.size(), nc = r.cols.size();

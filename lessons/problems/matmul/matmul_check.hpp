@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/verify.hpp"
+#include "problems/expected.hpp"
 
 namespace gpulab {
 
@@ -42,6 +43,10 @@ inline constexpr double kFullCheckWork = 1.1e9;
 
 ProductReference product_reference(std::span<const float> a, std::span<const float> b, int m, int n, int k,
                                    std::uint64_t seed);
+
+// Every element of A·B (row-major, m × k by k × n) with its bound, however large: the grader's
+// matmul, row-sum and layer-gradient exercises (each a product: A·1, Δᵀ·x, 1ᵀ·Δ).
+Expected product_expected(std::span<const float> a, std::span<const float> b, int m, int n, int k);
 
 // `what` names the run: "matmul warp_tiled (gpu)". `bound_scale` widens every bound, for inputs
 // rounded before the product (lesson 09: see input_rounding_scale).

@@ -7,7 +7,7 @@ root=$(cd "$here/../../.." && pwd)
 exercises=${1:?usage: make-zip.sh EXERCISE[,EXERCISE...] OUT.zip}
 out=$(realpath -m "${2:?usage: make-zip.sh EXERCISE[,EXERCISE...] OUT.zip}")
 for e in ${exercises//,/ }; do
-  [ -f "$root/exercises/$e/exercise.json" ] || { echo "make-zip: no exercise $e" >&2; exit 2; }
+  ls "$root"/lessons/*/exercises/"$e"/exercise.json > /dev/null 2>&1 || { echo "make-zip: no exercise $e" >&2; exit 2; }
 done
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

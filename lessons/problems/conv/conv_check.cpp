@@ -1,4 +1,4 @@
-#include "06_conv/conv_check.hpp"
+#include "problems/conv/conv_check.hpp"
 
 #include <algorithm>
 #include <cmath>
