@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/results_reader.hpp"
+#include "core/code_tabs.hpp"
 #include "core/grade_job.hpp"
 #include "core/kernel_facts.hpp"
 #include "core/log_axis.hpp"
@@ -62,6 +63,15 @@ std::vector<RunEvent> drain(Runner& runner, int count) {
 }
 
 }  // namespace
+
+TEST_CASE("the Code view names each file's tab apart: a shared name gets its folder (three exercise.cu)", "[app]") {
+  const std::vector<std::pair<std::string, std::string>> sources = {
+      {"kernels/matmul/matmul.cu", ""},
+      {"lessons/05_matmul/exercises/05_matmul/exercise.cu", ""},
+      {"lessons/05_matmul/exercises/05_matvec/exercise.cu", ""}};
+  CHECK(app::code_tab_names(sources) ==
+        std::vector<std::string>{"matmul.cu", "05_matmul/exercise.cu", "05_matvec/exercise.cu"});
+}
 
 TEST_CASE("a log axis rounds out to whole decades and labels them in readable units", "[app]") {
   const LogAxis axis = LogAxis::fit(0.003, 7, Unit::milliseconds);

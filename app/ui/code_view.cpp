@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/code_tabs.hpp"
 #include "ui/app_window.hpp"
 #include "ui/markdown_view.hpp"
 
@@ -20,9 +21,14 @@ void AppWindow::draw_code() {
     if (asked) options_.code_tab.clear();
     return asked ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
   };
-  for (const auto& [path, text] : state().sources) {
-    const std::string name = std::filesystem::path(path).filename().string();
-    if (!ImGui::BeginTabItem(name.c_str(), nullptr, first(name))) continue;
+  const auto& sources = state().sources;
+  const std::vector<std::string> names = code_tab_names(sources);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto& [path, text] = sources[i];
+    const std::string& label = names[i];
+    // --tab names a tab, or a file's name (the first tab of it).
+    const ImGuiTabItemFlags select = first(label) | first(std::filesystem::path(path).filename().string());
+    if (!ImGui::BeginTabItem(label.c_str(), nullptr, select)) continue;
     ImGui::TextDisabled("%s", path.c_str());
     ImGui::BeginChild("code", {0, 0}, true, ImGuiWindowFlags_HorizontalScrollbar);
     app::draw_code(text, fonts_, true);

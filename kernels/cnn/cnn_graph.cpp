@@ -3,6 +3,8 @@
 
 #include <cuda_runtime.h>
 
+#include <optional>
+
 #include "cnn/cnn_gpu.hpp"
 #include "common/cuda_check.hpp"
 #include "common/cuda_handles.hpp"
@@ -16,10 +18,6 @@ class CudaGraphStep final : public GraphStep {
   explicit CudaGraphStep(StepFunction step) : step_(step) {}
   CudaGraphStep(const CudaGraphStep&) = delete;
   CudaGraphStep& operator=(const CudaGraphStep&) = delete;
-  ~CudaGraphStep() override {
-    exec_.reset();
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
-  }
   void run(const Layout& net, std::span<float> params, std::span<float> m, std::span<float> v, std::span<const float> x,
            std::span<const int> labels, int batch, int t, const Adam& adam, std::span<float> floats,
            std::span<int> ints) override {
@@ -29,9 +27,9 @@ class CudaGraphStep final : public GraphStep {
                   {net.side, net.channels, net.c1, net.c2, net.hidden, net.classes}};
     if (!exec_ || !(key == key_)) {
       exec_.reset();
-      if (stream_ == nullptr) GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-      exec_ =
-          capture_graph(stream_, [&] { step_(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream_); });
+      if (!stream_) stream_.emplace();
+      const cudaStream_t stream = stream_->get();
+      exec_ = capture_graph(stream, [&] { step_(net, params, m, v, x, labels, batch, t, adam, floats, ints, stream); });
       key_ = key;
     }
     exec_.launch(nullptr);
@@ -45,8 +43,8 @@ class CudaGraphStep final : public GraphStep {
     bool operator==(const Key&) const = default;
   };
   StepFunction step_;
-  cudaStream_t stream_ = nullptr;  // the capture's (the legacy default stream cannot be captured)
-  GraphExec exec_;
+  std::optional<Stream> stream_;  // the capture's (the legacy default stream cannot be captured)
+  GraphExec exec_;                // (destroyed before the stream it was captured on)
   Key key_{};
 };
 

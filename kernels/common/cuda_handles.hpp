@@ -21,7 +21,15 @@ class Event {
   explicit Event(bool timed = true) {
     GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&handle_, timed ? cudaEventDefault : cudaEventDisableTiming));
   }
-  ~Event() { cudaEventDestroy(handle_); }
+  ~Event() {
+    if (handle_ != nullptr) cudaEventDestroy(handle_);
+  }
+  // Movable, so events may be kept in a vector (a pipeline's marks, four a chunk).
+  Event(Event&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Event& operator=(Event&& other) noexcept {
+    std::swap(handle_, other.handle_);
+    return *this;
+  }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   cudaEvent_t get() const { return handle_; }
@@ -41,7 +49,14 @@ class Event {
 class Stream {
  public:
   Stream() { GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(handle_); }
+  ~Stream() {
+    if (handle_ != nullptr) cudaStreamDestroy(handle_);
+  }
+  Stream(Stream&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Stream& operator=(Stream&& other) noexcept {
+    std::swap(handle_, other.handle_);
+    return *this;
+  }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   cudaStream_t get() const { return handle_; }

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <optional>
 #include <vector>
 
 #include "common/cuda_check.hpp"
@@ -18,7 +19,6 @@ class CudaGraphStep final : public GraphStep {
   explicit CudaGraphStep(GemmFunction gemm) : gemm_(gemm) {}
   CudaGraphStep(const CudaGraphStep&) = delete;
   CudaGraphStep& operator=(const CudaGraphStep&) = delete;
-  ~CudaGraphStep() override;
   void run(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t, int batch,
            float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss) override;
 
@@ -37,16 +37,11 @@ class CudaGraphStep final : public GraphStep {
                std::span<float> loss);
 
   GemmFunction gemm_;
-  cudaStream_t stream_ = nullptr;  // the capture's stream (the legacy default stream cannot be captured)
-  GraphExec exec_;
+  std::optional<Stream> stream_;  // the capture's stream (the legacy default stream cannot be captured)
+  GraphExec exec_;                // (destroyed before the stream it was captured on)
   Key key_{};
   std::vector<int> sizes_;
 };
-
-CudaGraphStep::~CudaGraphStep() {
-  exec_.reset();
-  if (stream_ != nullptr) cudaStreamDestroy(stream_);
-}
 
 void CudaGraphStep::run(const Layout& net, std::span<float> params, std::span<const float> x, std::span<const float> t,
                         int batch, float lr, Loss loss_kind, std::span<float> workspace, std::span<float> loss) {
@@ -60,15 +55,16 @@ void CudaGraphStep::capture(const Key& key, const Layout& net, std::span<float> 
                             std::span<const float> t, int batch, float lr, Loss loss_kind, std::span<float> workspace,
                             std::span<float> loss) {
   exec_.reset();
-  if (stream_ == nullptr) GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  if (!stream_) stream_.emplace();
+  const cudaStream_t stream = stream_->get();
   // A cuBLAS handle made inside the capture would fail (it allocates): make it before, even when
   // this is the first cuBLAS call of the program (lesson07_tiny_network --variant cublas_graph).
   if (gemm_ != nullptr) matmul::cublas_ready();  // (the one GEMM passed in is cuBLAS's)
   // [snippet:graph_capture]
-  // Nothing runs while capturing: each launch the step queues on stream_ becomes a node of the
+  // Nothing runs while capturing: each launch the step queues on `stream` becomes a node of the
   // graph (common/cuda_handles.hpp), which is then instantiated once and launched every step.
-  exec_ = capture_graph(stream_, [&] {
-    layered_step(net, params, x, t, batch, lr, loss_kind, workspace, loss, {gemm_, stream_});
+  exec_ = capture_graph(stream, [&] {
+    layered_step(net, params, x, t, batch, lr, loss_kind, workspace, loss, {gemm_, stream});
   });
   // [/snippet]
   key_ = key;

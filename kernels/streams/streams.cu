@@ -39,12 +39,6 @@ __global__ void sigmoid_kernel(const float* x, float* y, std::size_t n) {
   }
 }
 
-cudaEvent_t new_event(bool timed) {
-  cudaEvent_t e = nullptr;
-  GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&e, timed ? cudaEventDefault : cudaEventDisableTiming));
-  return e;
-}
-
 }  // namespace
 
 const char* to_string(Span::Engine e) {
@@ -83,26 +77,15 @@ Pipeline::Pipeline(int streams, int chunks, bool by_engine) : chunks_(chunks) {
   }
   if (by_engine) {
     streams = 3;
-    for (int e = 0; e < 2 * chunks; ++e) steps_.push_back(new_event(false));
+    for (int e = 0; e < 2 * chunks; ++e) steps_.emplace_back(false);
   }
-  fork_ = new_event(false);
   for (int s = 0; s < streams; ++s) {
-    cudaStream_t stream = nullptr;
-    // Non-blocking: these streams do not wait for the legacy default stream, nor it for them,
-    // unless told to (the fork and join events); that is also what lets a graph capture them.
-    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    streams_.push_back(stream);
-    joins_.push_back(new_event(false));
+    // Non-blocking (common/cuda_handles.hpp): these streams do not wait for the legacy default
+    // stream, nor it for them, unless told to (the fork and join events); that is also what lets a
+    // graph capture them.
+    streams_.emplace_back();
+    joins_.emplace_back(false);
   }
-}
-
-Pipeline::~Pipeline() {
-  graph_.reset();
-  for (cudaEvent_t e : marks_) cudaEventDestroy(e);
-  for (cudaEvent_t e : joins_) cudaEventDestroy(e);
-  for (cudaEvent_t e : steps_) cudaEventDestroy(e);
-  for (cudaStream_t s : streams_) cudaStreamDestroy(s);
-  if (fork_ != nullptr) cudaEventDestroy(fork_);
 }
 
 // [snippet:pipeline]
@@ -124,9 +107,9 @@ void copy_out(const HostArrays& host, const DeviceArrays& device, cudaStream_t s
 // Copy in → kernel → copy out on `stream`, in that order; with `marks`, an event before, between
 // and after the three (for the timeline). The serial run queues this once over the whole arrays.
 void queue_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block, cudaStream_t stream,
-                  const cudaEvent_t* marks) {
+                  const Event* marks) {
   auto stamp = [&](int i) {
-    if (marks != nullptr) GPULAB_CUDA_CHECK(cudaEventRecord(marks[i], stream));
+    if (marks != nullptr) marks[i].record(stream);
   };
   stamp(0);
   copy_in(work, host, device, stream);
@@ -162,17 +145,17 @@ void Pipeline::queue(Work work, const HostArrays& host, const DeviceArrays& devi
     const std::size_t first = static_cast<std::size_t>(c) * chunk;
     if (first >= n) break;
     const int s = c % streams();
-    const cudaEvent_t* marks = nullptr;
-    if (record) {  // 4 events per chunk, and which operation each pair brackets
+    const Event* marks = nullptr;
+    if (record) {  // 4 timed events per chunk, and which operation each pair brackets
       const auto needed = 4 * (static_cast<std::size_t>(c) + 1);
-      while (marks_.size() < needed) marks_.push_back(new_event(true));
+      while (marks_.size() < needed) marks_.emplace_back(true);
       marks = &marks_[needed - 4];
       for (auto engine : {Span::Engine::copy_in, Span::Engine::kernel, Span::Engine::copy_out}) {
         recorded_.push_back({s, c, engine});
       }
     }
     queue_serial(work, piece(host, first, std::min(chunk, n - first)), piece(device, first), block,
-                 streams_[static_cast<std::size_t>(s)], marks);
+                 streams_[static_cast<std::size_t>(s)].get(), marks);
   }
 }
 // [/snippet]
@@ -185,20 +168,20 @@ void Pipeline::queue(Work work, const HostArrays& host, const DeviceArrays& devi
 void Pipeline::queue_by_engine(Work work, const HostArrays& host, const DeviceArrays& device, int block) {
   const std::size_t n = host.out.size();
   const std::size_t chunk = (n + static_cast<std::size_t>(chunks_) - 1) / static_cast<std::size_t>(chunks_);
-  cudaStream_t in = streams_[0], kernels = streams_[1], out = streams_[2];
+  cudaStream_t in = streams_[0].get(), kernels = streams_[1].get(), out = streams_[2].get();
   for (int c = 0; c < chunks_; ++c) {
     const std::size_t first = static_cast<std::size_t>(c) * chunk;
     if (first >= n) break;
     const HostArrays h = piece(host, first, std::min(chunk, n - first));
     const DeviceArrays d = piece(device, first);
-    cudaEvent_t copied = steps_[2 * static_cast<std::size_t>(c)],
-                computed = steps_[2 * static_cast<std::size_t>(c) + 1];
+    const Event &copied = steps_[2 * static_cast<std::size_t>(c)],
+                &computed = steps_[2 * static_cast<std::size_t>(c) + 1];
     copy_in(work, h, d, in);
-    GPULAB_CUDA_CHECK(cudaEventRecord(copied, in));
-    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(kernels, copied));
+    copied.record(in);
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(kernels, copied.get()));
     compute(work, d.a, d.b, d.out, h.out.size(), block, kernels);
-    GPULAB_CUDA_CHECK(cudaEventRecord(computed, kernels));
-    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(out, computed));
+    computed.record(kernels);
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(out, computed.get()));
     copy_out(h, d, out);
   }
 }
@@ -206,12 +189,12 @@ void Pipeline::queue_by_engine(Work work, const HostArrays& host, const DeviceAr
 
 void Pipeline::run(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record) {
   // The streams start after what the default stream holds, and it continues after all of them.
-  GPULAB_CUDA_CHECK(cudaEventRecord(fork_, cudaStreamLegacy));
-  for (cudaStream_t s : streams_) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(s, fork_));
+  fork_.record(cudaStreamLegacy);
+  for (const Stream& s : streams_) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(s.get(), fork_.get()));
   queue(work, host, device, block, record);
   for (std::size_t s = 0; s < streams_.size(); ++s) {
-    GPULAB_CUDA_CHECK(cudaEventRecord(joins_[s], streams_[s]));
-    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, joins_[s]));
+    joins_[s].record(streams_[s].get());
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, joins_[s].get()));
   }
 }
 
@@ -223,42 +206,40 @@ void Pipeline::run_graph(Work work, const HostArrays& host, const DeviceArrays& 
   const void* key[3] = {host.out.data(), device.out, host.a.data()};
   if (!graph_ || work != graph_work_ || !std::equal(key, key + 3, graph_key_)) {
     graph_.reset();
-    cudaStream_t origin = streams_.front();
+    const cudaStream_t origin = streams_.front().get();
     graph_ = capture_graph(origin, [&] {
-      GPULAB_CUDA_CHECK(cudaEventRecord(fork_, origin));
-      for (std::size_t s = 1; s < streams_.size(); ++s) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_[s], fork_));
+      fork_.record(origin);
+      for (std::size_t s = 1; s < streams_.size(); ++s)
+        GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_[s].get(), fork_.get()));
       queue(work, host, device, block, false);
       for (std::size_t s = 1; s < streams_.size(); ++s) {
-        GPULAB_CUDA_CHECK(cudaEventRecord(joins_[s], streams_[s]));
-        GPULAB_CUDA_CHECK(cudaStreamWaitEvent(origin, joins_[s]));
+        joins_[s].record(streams_[s].get());
+        GPULAB_CUDA_CHECK(cudaStreamWaitEvent(origin, joins_[s].get()));
       }
     });
     std::copy(key, key + 3, graph_key_);
     graph_work_ = work;
   }
-  GPULAB_CUDA_CHECK(cudaEventRecord(fork_, cudaStreamLegacy));
-  GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_.front(), fork_));
-  graph_.launch(streams_.front());
-  GPULAB_CUDA_CHECK(cudaEventRecord(joins_.front(), streams_.front()));
-  GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, joins_.front()));
+  fork_.record(cudaStreamLegacy);
+  GPULAB_CUDA_CHECK(cudaStreamWaitEvent(streams_.front().get(), fork_.get()));
+  graph_.launch(streams_.front().get());
+  joins_.front().record(streams_.front().get());
+  GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, joins_.front().get()));
 }
 // [/snippet]
 
 std::vector<Span> Pipeline::timeline() const {
   std::vector<Span> spans = recorded_;
   if (spans.empty()) return spans;
-  for (cudaStream_t s : streams_) GPULAB_CUDA_CHECK(cudaStreamSynchronize(s));
+  for (const Stream& s : streams_) GPULAB_CUDA_CHECK(cudaStreamSynchronize(s.get()));
   // Each chunk stamped 4 events: before copy in, between copy in and kernel, between kernel and
   // copy out, after copy out. Times from chunk 0's first; another stream may have started a
   // little earlier, so the earliest start becomes 0.
   double earliest = 0;
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const std::size_t base = i / 3 * 4 + i % 3;
-    float start = 0, end = 0;
-    GPULAB_CUDA_CHECK(cudaEventElapsedTime(&start, marks_[0], marks_[base]));
-    GPULAB_CUDA_CHECK(cudaEventElapsedTime(&end, marks_[0], marks_[base + 1]));
-    spans[i].start_ms = start;
-    spans[i].end_ms = end;
+    spans[i].start_ms = marks_[base].ms_since(marks_[0]);
+    spans[i].end_ms = marks_[base + 1].ms_since(marks_[0]);
     earliest = std::min(earliest, spans[i].start_ms);
   }
   for (Span& span : spans) {
@@ -273,24 +254,13 @@ void serial_run(Work work, const HostArrays& host, const DeviceArrays& device, i
 }
 
 std::vector<Span> record_serial(Work work, const HostArrays& host, const DeviceArrays& device, int block) {
-  cudaEvent_t marks[4];
-  for (cudaEvent_t& e : marks) e = new_event(true);
+  const Event marks[4];  // timed
+  queue_serial(work, host, device, block, cudaStreamLegacy, marks);
+  GPULAB_CUDA_CHECK(cudaEventSynchronize(marks[3].get()));
   std::vector<Span> spans;
-  try {
-    queue_serial(work, host, device, block, cudaStreamLegacy, marks);
-    GPULAB_CUDA_CHECK(cudaEventSynchronize(marks[3]));
-    const Span::Engine engines[3] = {Span::Engine::copy_in, Span::Engine::kernel, Span::Engine::copy_out};
-    for (int i = 0; i < 3; ++i) {
-      float start = 0, end = 0;
-      GPULAB_CUDA_CHECK(cudaEventElapsedTime(&start, marks[0], marks[i]));
-      GPULAB_CUDA_CHECK(cudaEventElapsedTime(&end, marks[0], marks[i + 1]));
-      spans.push_back({-1, 0, engines[i], start, end});
-    }
-  } catch (...) {
-    for (cudaEvent_t e : marks) cudaEventDestroy(e);
-    throw;
-  }
-  for (cudaEvent_t e : marks) cudaEventDestroy(e);
+  const Span::Engine engines[3] = {Span::Engine::copy_in, Span::Engine::kernel, Span::Engine::copy_out};
+  for (int i = 0; i < 3; ++i)
+    spans.push_back({-1, 0, engines[i], marks[i].ms_since(marks[0]), marks[i + 1].ms_since(marks[0])});
   return spans;
 }
 

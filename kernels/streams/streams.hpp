@@ -50,7 +50,6 @@ class Pipeline {
   Pipeline(int streams, int chunks, bool by_engine = false);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
-  ~Pipeline();
 
   int streams() const { return static_cast<int>(streams_.size()); }
   int chunks() const { return chunks_; }
@@ -68,14 +67,14 @@ class Pipeline {
   void queue(Work work, const HostArrays& host, const DeviceArrays& device, int block, bool record);
   void queue_by_engine(Work work, const HostArrays& host, const DeviceArrays& device, int block);
 
-  std::vector<cudaStream_t> streams_;
+  std::vector<Stream> streams_;
   int chunks_;
-  cudaEvent_t fork_ = nullptr;      // the default stream's point the streams start from
-  std::vector<cudaEvent_t> joins_;  // each stream's end, for the default stream to wait on
-  std::vector<cudaEvent_t> steps_;  // by engine: each chunk's copy in done, its kernel done
-  std::vector<cudaEvent_t> marks_;  // recorded runs: start and end of each operation
-  std::vector<Span> recorded_;      // which operation each pair of marks belongs to
-  GraphExec graph_;
+  Event fork_{false};           // the default stream's point the streams start from
+  std::vector<Event> joins_;    // each stream's end, for the default stream to wait on
+  std::vector<Event> steps_;    // by engine: each chunk's copy in done, its kernel done
+  std::vector<Event> marks_;    // recorded runs: start and end of each operation (timed)
+  std::vector<Span> recorded_;  // which operation each pair of marks belongs to
+  GraphExec graph_;             // (destroyed first, before the streams it was captured on)
   const void* graph_key_[3] = {nullptr, nullptr, nullptr};
   Work graph_work_ = Work::add;
 };
