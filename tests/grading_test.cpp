@@ -78,6 +78,31 @@ TEST_CASE("every exercise is found, its spec read, its files present", "[grading
   }
 }
 
+TEST_CASE("exercises are found beside their lessons and in a course's own folder, each file named from the root",
+          "[grading]") {
+  const fs::path root = fresh_folder("gpulab-exercise-layouts");
+  const grading::Spec& model = *grading::find_exercise("01_vector_add");
+  // GPU Lab's layout, lessons/NN_lesson/exercises/NAME/ with buggy/, and a course's, NAME/.
+  const fs::path beside = root / "lessons/01_vector_add/exercises/01_vector_add";
+  const fs::path own = root / "course/01_vector_add";
+  for (const fs::path& folder : {beside, own}) {
+    fs::create_directories(folder);
+    fs::copy_file(model.folder / "exercise.json", folder / "exercise.json");
+    fs::copy_file(model.learner_file(), folder / "exercise.cu");
+  }
+  fs::create_directories(beside / "buggy");
+  for (const char* name : {"b.cu", "a.cu", "notes.txt"}) std::ofstream(beside / "buggy" / name) << "// expect: x\n";
+  const auto lessons = grading::find_exercises(root / "lessons");
+  REQUIRE(lessons.size() == 1);
+  CHECK(lessons[0].shown_path() == "lessons/01_vector_add/exercises/01_vector_add/exercise.cu");
+  CHECK(lessons[0].buggy_files() == std::vector<fs::path>{beside / "buggy/a.cu", beside / "buggy/b.cu"});
+  const auto course = grading::find_exercises(root / "course");
+  REQUIRE(course.size() == 1);
+  CHECK(course[0].shown_path() == "course/01_vector_add/exercise.cu");
+  CHECK(course[0].buggy_files().empty());
+  fs::remove_all(root);
+}
+
 // Each stub and each solution is built and graded: in parts, which ctest runs side by side (each
 // about half a minute on the 2-core machine CI runs on).
 #define GPULAB_STUB_PART(k)                                                                              \
