@@ -108,17 +108,11 @@ struct AttentionInstance : ArrayInstance {
   double q_max = 0, k_max = 0, v_max = 0;
 };
 
-// The bound follows the arithmetic, per output: a score's d products are exact in FP32 (16-bit
-// inputs), their sum is off by up to d·2^-24 of Σ|q k|, which with the scale and the exponential's
-// few roundings moves each weight by a factor of up to 1 + δ, δ = (d + 16)·2^-24·(1 + d·max|q|·
-// max|k|/√d); the output then by 2δ·max|v| (numerator and sum). The sum of up to seq weights adds
-// seq·2^-24 of it; the tensor-core rungs round each weight to 16 bits before P V (2^-11 for FP16,
-// 2^-8 for BF16: twice, the sum being of the unrounded weights).
+// The problem's bound for 16-bit storage (problems/attention): `weight_roundoff` is what the
+// tensor-core rungs' rounding of each weight to 16 bits adds (0 for the FP32 rungs).
 Tolerance bound_of(const AttentionInstance& in, double weight_roundoff) {
-  constexpr double u = 0x1p-24;
-  const double d = static_cast<double>(in.shape[2]), seq = static_cast<double>(in.shape[1]);
-  const double delta = (d + 16) * u * (1 + d * in.q_max * in.k_max / std::sqrt(d));
-  return {0, in.v_max * (2 * weight_roundoff + 2 * delta + (seq + 8) * u) + 1e-30};
+  return attention_problem::sixteen_bit_tolerance(in.shape[2], in.shape[1], in.q_max, in.k_max, in.v_max,
+                                                  weight_roundoff);
 }
 
 ArrayCheck check_of(double weight_roundoff) {

@@ -45,6 +45,20 @@ double attention_row(const T* q, const T* k, const T* v, std::size_t seq, std::s
   return largest;
 }
 
+// The bound for 16-bit storage and float sums (lesson 19's rungs), per output: a score's d
+// products are exact in FP32 (16-bit inputs), their sum is off by up to d·2^-24 of Σ|q k|, which
+// with the scale and the exponential's few roundings moves each weight by a factor of up to 1 + δ,
+// δ = (d + 16)·2^-24·(1 + d·max|q|·max|k|/√d); the output then by 2δ·max|v| (numerator and sum).
+// The sum of up to seq weights adds seq·2^-24 of it; the tensor-core rungs round each weight to 16
+// bits before P V (`weight_roundoff`: 2^-11 for FP16, 2^-8 for BF16, twice, the sum being of the
+// unrounded weights). One bound for every output, from the inputs' largest magnitudes.
+inline Tolerance sixteen_bit_tolerance(std::size_t head_dim, std::size_t seq, double q_max, double k_max, double v_max,
+                                       double weight_roundoff) {
+  const auto d = static_cast<double>(head_dim);
+  const double delta = (d + 16) * kFloatUnit * (1 + d * q_max * k_max / std::sqrt(d));
+  return {0, v_max * (2 * weight_roundoff + 2 * delta + (static_cast<double>(seq) + 8) * kFloatUnit) + kTinyBound};
+}
+
 // The bound for float storage and float sums (the exercise): a score's float sum of d products is
 // off by up to (d + 8)·u of its magnitude, which moves a weight by that factor (δ); each output is
 // off by up to 2δ and the sums' own rounding (seq + d terms) times Σ p|v|, twice over for room.
