@@ -14,6 +14,7 @@
 
 #include "base/device_info.hpp"
 #include "common/results_reader.hpp"
+#include "core/code_tabs.hpp"
 #include "registry.hpp"
 #include "ui/plot.hpp"
 #include "ui/training_view.hpp"
@@ -146,6 +147,7 @@ void AppWindow::load(LessonState& s) {
     }
     s.sources.emplace_back(path, error.empty() ? std::move(text) : "// " + error);
   }
+  s.source_tabs = code_tab_names(s.sources);
   if (!l.variants.empty() && l.thread_map) {
     s.map_variant = "";
     // Small enough to see every thread, large enough that the last block runs past the end.

@@ -88,6 +88,7 @@ class AppWindow {
     std::size_t sweep_max = 0;  // index into lesson.sweep
     std::vector<MarkdownBlock> text;
     std::vector<std::pair<std::string, std::string>> sources;  // (path, text): the Code view's tabs
+    std::vector<std::string> source_tabs;                      // their names (core/code_tabs.hpp)
     std::vector<std::string> kernels;                          // the kernels its sources define
     std::size_t code_kernel = 0;                               // the Code view's machine code: which kernel,
     bool code_ptx = false;                                     // SASS or PTX,

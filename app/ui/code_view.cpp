@@ -6,7 +6,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/code_tabs.hpp"
 #include "ui/app_window.hpp"
 #include "ui/markdown_view.hpp"
 
@@ -22,7 +21,7 @@ void AppWindow::draw_code() {
     return asked ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
   };
   const auto& sources = state().sources;
-  const std::vector<std::string> names = code_tab_names(sources);
+  const std::vector<std::string>& names = state().source_tabs;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const auto& [path, text] = sources[i];
     const std::string& label = names[i];

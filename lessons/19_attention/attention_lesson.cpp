@@ -132,8 +132,9 @@ void fill_attention(AttentionInstance& in, const tf::AttentionShape& s) {
   for (std::ptrdiff_t row = 0; row < rows; ++row) {
     const std::size_t h = static_cast<std::size_t>(row) / n, i = static_cast<std::size_t>(row) % n;
     const std::size_t head = h * n * d;
-    attention_problem::attention_row(in.inputs[0].data() + head, in.inputs[1].data() + head, in.inputs[2].data() + head,
-                                     n, d, s.causal, i, in.expected.data() + head + i * d);
+    attention_problem::attention_row<false>(in.inputs[0].data() + head, in.inputs[1].data() + head,
+                                            in.inputs[2].data() + head, n, d, s.causal, i,
+                                            in.expected.data() + head + i * d);
   }
 }
 

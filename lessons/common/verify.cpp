@@ -30,7 +30,7 @@ namespace {
 bool element_ok(double got, double expected, const Tolerance& t) {
   if (std::isnan(expected)) return std::isnan(got);
   if (std::isinf(expected)) return got == expected;
-  return std::abs(got - expected) <= t.abs + t.rel * std::abs(expected);  // false for NaN got
+  return std::abs(got - expected) <= t.bound(expected);  // false for NaN got
 }
 
 // Element i within tolerance_at(i) (a Tolerance).

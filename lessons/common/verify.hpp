@@ -16,6 +16,8 @@ namespace gpulab {
 struct Tolerance {
   double rel = 0;  // relative to |expected|: fits the arithmetic (one rounding of a float: ~6e-8)
   double abs = 0;  // a floor for expected values near zero
+  // How far an element may be from `expected`: abs + rel · |expected|.
+  double bound(double expected) const { return abs + rel * std::abs(expected); }
 };
 
 struct Mismatch {

@@ -28,7 +28,7 @@ struct Expected {
 inline Expected within(std::vector<double> value, Tolerance tolerance) {
   Expected e;
   e.bound.resize(value.size());
-  for (std::size_t i = 0; i < value.size(); ++i) e.bound[i] = tolerance.abs + tolerance.rel * std::abs(value[i]);
+  for (std::size_t i = 0; i < value.size(); ++i) e.bound[i] = tolerance.bound(value[i]);
   e.value = std::move(value);
   return e;
 }

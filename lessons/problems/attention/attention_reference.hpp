@@ -10,10 +10,11 @@
 
 namespace gpulab::attention_problem {
 
-// One query row i: its d outputs into o[0 … d), and, where `weighted` is given, Σ_j p_j |v_jc| for
-// each c (what a float kernel's rounding of the weighted sum is relative to). Returns the row's
-// largest Σ_c |q_ic k_jc| / √d: how far a float score may be off, in units of its rounding.
-template <class T>
+// One query row i: its d outputs into o[0 … d). With `kWithBound`, also Σ_j p_j |v_jc| for each c
+// into `weighted` (what a float kernel's rounding of the weighted sum is relative to), and the
+// return value is the row's largest Σ_c |q_ic k_jc| / √d (how far a float score may be off, in
+// units of its rounding); without it (the lesson's reference of every head), neither is computed.
+template <bool kWithBound, class T>
 double attention_row(const T* q, const T* k, const T* v, std::size_t seq, std::size_t d, bool causal, std::size_t i,
                      double* o, double* weighted = nullptr) {
   const double scale = 1 / std::sqrt(static_cast<double>(d));
@@ -25,11 +26,11 @@ double attention_row(const T* q, const T* k, const T* v, std::size_t seq, std::s
     for (std::size_t c = 0; c < d; ++c) {
       const double term = static_cast<double>(q[i * d + c]) * static_cast<double>(k[j * d + c]);
       dot += term;
-      magnitude += std::abs(term);
+      if constexpr (kWithBound) magnitude += std::abs(term);
     }
     p[j] = dot * scale;
     m = std::max(m, p[j]);
-    largest = std::max(largest, magnitude * scale);
+    if constexpr (kWithBound) largest = std::max(largest, magnitude * scale);
   }
   double sum = 0;
   for (double& w : p) sum += w = std::exp(w - m);
@@ -37,10 +38,10 @@ double attention_row(const T* q, const T* k, const T* v, std::size_t seq, std::s
     double value = 0, weight = 0;
     for (std::size_t j = 0; j < keys; ++j) {
       value += p[j] / sum * static_cast<double>(v[j * d + c]);
-      weight += p[j] / sum * std::abs(static_cast<double>(v[j * d + c]));
+      if constexpr (kWithBound) weight += p[j] / sum * std::abs(static_cast<double>(v[j * d + c]));
     }
     o[c] = value;
-    if (weighted != nullptr) weighted[c] = weight;
+    if constexpr (kWithBound) weighted[c] = weight;
   }
   return largest;
 }
@@ -69,7 +70,7 @@ Expected one_head(const T* q, const T* k, const T* v, std::size_t seq, std::size
   e.bound.assign(seq * d, 0.0);
   std::vector<double> weighted(d);
   for (std::size_t i = 0; i < seq; ++i) {
-    const double largest = attention_row(q, k, v, seq, d, causal, i, &e.value[i * d], weighted.data());
+    const double largest = attention_row<true>(q, k, v, seq, d, causal, i, &e.value[i * d], weighted.data());
     const double delta = static_cast<double>(d + 8) * kFloatUnit * (1 + largest);
     const double rounding = 2 * (2 * delta + static_cast<double>(seq + d + 8) * kFloatUnit);
     for (std::size_t c = 0; c < d; ++c) e.bound[i * d + c] = rounding * weighted[c] + kTinyBound;
