@@ -434,9 +434,19 @@ TEST_CASE("the Grade button's job grades on its own thread and hands over every 
 
 TEST_CASE("kernel facts are read from the recorded file; occupancy says what limits it", "[app]") {
   const auto facts = app::load_kernel_facts(app::kernel_code_folder(GPULAB_SOURCE_DIR, ""));
-  REQUIRE(facts.count("warp_tiled_kernel") == 1);
-  CHECK(facts.at("warp_tiled_kernel").registers > 128);
-  CHECK(facts.at("warp_tiled_kernel").arch == "sm_90");
+  REQUIRE(facts.count("matmul::warp_tiled_kernel") == 1);
+  CHECK(facts.at("matmul::warp_tiled_kernel").registers > 128);
+  CHECK(facts.at("matmul::warp_tiled_kernel").arch == "sm_90");
+  // Two folders' kernels of one name, each its own (lessons 02 and 03's thread maps).
+  const std::string root = app::kernel_code_folder(GPULAB_SOURCE_DIR, "");
+  REQUIRE(facts.count("thread_hierarchy::record") == 1);
+  REQUIRE(facts.count("matrix_add::record") == 1);
+  CHECK(app::recorded_kernel_code(root, "matrix_add::record", false) !=
+        app::recorded_kernel_code(root, "thread_hierarchy::record", false));
+  CHECK(app::kernel_topic("kernels/matmul/naive.cu") == "matmul");
+  CHECK(app::kernel_topic("lessons/05_matmul/matmul_lesson.cpp").empty());
+  CHECK(app::qualified_kernel({"matmul::naive_kernel", "matmul::warp_tiled_kernel"}, "warp_tiled_kernel") ==
+        "matmul::warp_tiled_kernel");
   CHECK(app::kernels_in_source("__global__ void a(int* x) {}\n__global__ __launch_bounds__(256) void b() {}") ==
         std::vector<std::string>{"a", "b"});
   // 256 threads of 215 registers: 216 × 32 = 6912 a warp, 9 warps an SM: one block of 8 warps.

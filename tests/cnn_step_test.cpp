@@ -25,9 +25,8 @@ using namespace gpulab::cnn;
 
 namespace {
 using test::kBackend;
-using test::Target;
 template <typename T>
-using Buffer = Target::DeviceBuffer<T>;
+using Buffer = DeviceBuffer<T>;
 
 // The step on the device: loss, gradients and the updated parameters and moments, read back.
 struct DeviceStep {

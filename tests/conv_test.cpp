@@ -115,7 +115,7 @@ TEST_CASE("layer shapes (--shape) parse, and what the kernels cannot take is ref
 TEST_CASE("the convolution launchers refuse buffers that do not match the shape", "[conv]") {
   const conv::Shape s{1, 2, 8, 8, 3, 3, 3, 1, 1};
   UseDevice on_emulator(Backend::emulated);
-  emulated::DeviceBuffer<float> x(s.input_size(), "x"), w(s.filter_size(), "w"), y(s.output_size() - 1, "y");
+  DeviceBuffer<float> x(s.input_size(), "x"), w(s.filter_size(), "w"), y(s.output_size() - 1, "y");
   CHECK_THROWS_AS(conv::direct(x.span(), w.span(), y.span(), s, 256), std::invalid_argument);
   CHECK_THROWS_AS(conv::implicit_gemm(x.span(), w.span(), y.span(), s), std::invalid_argument);
   CHECK_FALSE(conv::winograd_applies({1, 2, 8, 8, 3, 5, 5, 2, 1}));

@@ -12,22 +12,17 @@
 #include "common/cuda_error.hpp"
 #include "common/random.hpp"
 #include "common/targets.hpp"
+#include "emulator/runtime/device.hpp"
 #include "kernels/emulator_kernels.hpp"
 #include "support/lesson_runs.hpp"
+#include "support/test_target.hpp"
 
 using namespace gpulab;
 using Catch::Matchers::Contains;
 
 namespace k = gpulab::test_kernels;
-#if GPULAB_TEST_ON_GPU
-using Target = GpuTarget;
-#else
-using Target = EmulatedTarget;
-#endif
-// Every launcher this test calls runs on its target (the tests run on the main thread).
-[[maybe_unused]] const UseDevice kOnTarget(Target::backend);
 template <typename T>
-using Buffer = Target::DeviceBuffer<T>;
+using Buffer = DeviceBuffer<T>;  // on the test's backend (test_target.hpp)
 
 namespace {
 

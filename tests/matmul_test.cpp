@@ -143,7 +143,7 @@ TEST_CASE("every build of the blocked CPU multiply this CPU runs agrees with Ope
 
 TEST_CASE("the matmul launchers refuse buffers that do not match m, n and k", "[matmul]") {
   UseDevice on_emulator(Backend::emulated);
-  emulated::DeviceBuffer<float> a(6, "A"), b(6, "B"), c(4, "C");
+  DeviceBuffer<float> a(6, "A"), b(6, "B"), c(4, "C");
   a.fill_bytes(0), b.fill_bytes(0);  // (initcheck would report the read of unwritten inputs)
   CHECK_THROWS_AS(matmul::warp_tiled(a.span(), b.span(), c.span(), 2, 2, 4), std::invalid_argument);
   CHECK_THROWS_AS(matmul::naive(a.span(), b.span(), c.span(), -1, 2, 3, 256), std::invalid_argument);

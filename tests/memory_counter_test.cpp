@@ -20,7 +20,7 @@ namespace {
 
 const UseDevice kOnEmulator(Backend::emulated);
 template <typename T>
-using Buffer = EmulatedTarget::DeviceBuffer<T>;
+using Buffer = DeviceBuffer<T>;
 
 // The counts of the one kernel `launch` runs.
 emulated::KernelTraffic counted(const std::function<void()>& launch) {

@@ -28,8 +28,7 @@ using gpulab::test::relative_difference;
 
 namespace {
 using test::kBackend;
-using test::Target;
-using Buffer = Target::DeviceBuffer<float>;
+using Buffer = DeviceBuffer<float>;
 
 // Every step the lesson runs on this backend, and "fused_64": the fused kernel with a block of
 // 64 threads, so that its loops take several trips.

@@ -3,7 +3,8 @@
 
     tools/compare-memory.py --bin build-h100/bin --out DIR     (on a GPU machine with ncu)
 
-For each lesson of tools/memory-sizes.txt it runs the executable twice at that size: emulated with
+For each lesson with a `compared` line in its folder's memory-sizes.txt (lessons/NN_*/; `unseen`
+lines with --unseen: sizes no test uses) it runs the executable twice at that size: emulated with
 --memory-report (every access counted), and on the GPU under ncu, one process per variant. It
 writes DIR/memory-emulated.json, DIR/memory-ncu.json and DIR/memory-vs-ncu.md (the table for
 docs/benchmarks.md), and exits 1 when a count differs by more than its tolerance (global requests
@@ -37,18 +38,23 @@ METRICS = [m for g in GLOBAL for m in g[1:]] + [m for s in SHARED for m in s[1:]
 GLOBAL_TOLERANCE, CONFLICT_TOLERANCE = 0.01, 0.10
 
 
-ONLY = []  # --lessons: the lessons to compare (all of memory-sizes.txt when empty)
-SIZES = [os.path.join(HERE, "memory-sizes.txt")]  # --sizes: the file of sizes
+ONLY = []  # --lessons: the lessons to compare (every one with a size when empty)
+WHICH = ["compared"]  # --unseen: "unseen"
+LESSONS = os.path.join(os.path.dirname(HERE), "lessons")
 
 
 def sizes():
+    """[(lesson, arguments)]: each lesson folder's memory-sizes.txt line of the set asked for."""
     out = []
-    with open(SIZES[0]) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                lesson, *args = line.split()
-                if not ONLY or lesson in ONLY:
+    for folder in sorted(os.listdir(LESSONS)):
+        path = os.path.join(LESSONS, folder, "memory-sizes.txt")
+        if not os.path.exists(path):
+            continue
+        lesson = folder.split("_")[0]
+        with open(path) as f:
+            for line in f:
+                which, *args = line.split() or ["#"]
+                if which == WHICH[0] and (not ONLY or lesson in ONLY):
                     out.append((lesson, args))
     return out
 
@@ -213,14 +219,13 @@ def main():
     p.add_argument("--bin", help="the build's bin folder (CUDA build)")
     p.add_argument("--out", required=True, help="where the counts and the table go")
     p.add_argument("--lessons", default="", help="comma-separated lesson numbers (default: every one listed)")
-    p.add_argument("--sizes", default=SIZES[0],
-                   help="the file of LESSON ARGUMENTS lines (default: tools/memory-sizes.txt; "
-                        "tools/memory-sizes-unseen.txt holds sizes no test uses)")
+    p.add_argument("--unseen", action="store_true",
+                   help="the lessons' unseen sizes (memory-sizes.txt), which no test uses")
     p.add_argument("--table-only", action="store_true",
                    help="only make the table again from OUT's memory-emulated.json and memory-ncu.json")
     a = p.parse_args()
     ONLY.extend(x for x in a.lessons.split(",") if x)
-    SIZES[0] = a.sizes
+    WHICH[0] = "unseen" if a.unseen else "compared"
     if a.table_only:
         with open(os.path.join(a.out, "memory-emulated.json")) as f:
             emulated = json.load(f)

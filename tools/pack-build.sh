@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rm -rf ".carry/$build" ".carry/$build.tar.xz"
 mkdir -p .carry
 cp -a "$build" ".carry/$build"
-find ".carry/$build" \( -name '*.o' -o -name '*.a' -o -name '*.d' \) -delete
+find ".carry/$build" \( -name '*.o' -o -name '*.a' -o -name '*.d' -o -name '*.gch' \) -delete
 # The app and its tests need a display and Debian's GLFW and md4c, which GPU machines lack.
 rm -f ".carry/$build/bin/gpulab" ".carry/$build"/tests/app_*test
 # CMake's compiler checks, and the executables' symbol tables (CUDA's line info stays).

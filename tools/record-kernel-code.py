@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Records what the CUDA toolkit says of each lesson kernel, for learners without it (the app's
-Code and Memory views read them from assets/kernel_code/):
+Code and Memory views read them beside the kernels' sources, kernels/TOPIC/machine_code/):
 
-    tools/record-kernel-code.py --exe build-h100/bin/lesson01_vector_add --out assets/kernel_code
+    tools/record-kernel-code.py --exe build-h100/bin/lesson01_vector_add --out kernels
 
-(Every lesson executable holds every lesson's kernels: one is enough.)
+(Every lesson executable holds every lesson's kernels: one is enough.) For each kernel folder
+(TOPIC: the kernel's namespace, gpulab::TOPIC, which is its folder's name), OUT/TOPIC/machine_code/
+holds
 - facts.json: per kernel (its function name), registers per thread, static
   shared memory, local memory and stack (spills), from `cuobjdump -res-usage`;
 - KERNEL.sass and KERNEL.ptx: the kernel's machine code for the build's GPU (`cuobjdump -sass`)
@@ -24,8 +26,14 @@ def run(*cmd):
     return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
 
 
-def base_name(mangled):
-    """The function's own name inside a mangled one: _ZN6gpulab3gpu6matmul12naive_kernelEPKf... -> naive_kernel."""
+def qualified_name(mangled):
+    """(topic, name) of a kernel of ours: _ZN6gpulab3gpu6matmul12naive_kernelEPKf... -> (matmul, naive_kernel)."""
+    names = nested_names(mangled)
+    return (names[2] if len(names) > 3 else "common"), (names[-1] if names else mangled)
+
+
+def nested_names(mangled):
+    """The nested names of a mangled function's own name: gpulab, gpu, matmul, naive_kernel."""
     names = []
     i = 0
     while i < len(mangled):
@@ -37,13 +45,15 @@ def base_name(mangled):
         start = i + len(m.group(1))
         name = mangled[start:start + length]
         if length > 0 and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name or ""):
-            names.append(name)
+            # An unnamed namespace (_GLOBAL__N_…, nvcc adds the file's name) is no folder.
+            if not name.startswith("_GLOBAL__N"):
+                names.append(name)
             i = start + length
         else:
             i = start
         if mangled[i:i + 1] == "E" or mangled[i:i + 1] == "I":
             break
-    return names[-1] if names else mangled
+    return names
 
 
 def ours(mangled):
@@ -83,6 +93,12 @@ def readable(body, kind):
     return "\n".join(lines).strip() + "\n"
 
 
+def folder_of(out, topic):
+    folder = os.path.join(out, topic, "machine_code")
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--exe", required=True)
@@ -92,8 +108,7 @@ def main():
     if shutil.which(a.cuobjdump) is None:
         print("needs cuobjdump (the CUDA toolkit's)")
         return 77
-    os.makedirs(a.out, exist_ok=True)
-    facts = {}
+    facts = {}  # {topic: {name: facts}}
     for path in [a.exe]:
         usage = run(a.cuobjdump, "-res-usage", path)
         arch = re.search(r"arch = (sm_\d+)", usage)
@@ -101,8 +116,8 @@ def main():
             mangled = m.group(1)
             if not ours(mangled):
                 continue
-            name = base_name(mangled)
-            entry = facts.setdefault(name, {
+            topic, name = qualified_name(mangled)
+            entry = facts.setdefault(topic, {}).setdefault(name, {
                 "registers": int(m.group(2)), "stack_bytes": int(m.group(3)), "shared_bytes": int(m.group(4)),
                 "local_bytes": int(m.group(5)), "arch": arch.group(1) if arch else "", "instances": 0})
             entry["instances"] += 1
@@ -116,16 +131,17 @@ def main():
             instances = {}
             for mangled, body in functions.items():
                 if ours(mangled):
-                    instances.setdefault(base_name(mangled), []).append(body)
-            for name, bodies in instances.items():
+                    instances.setdefault(qualified_name(mangled), []).append(body)
+            for (topic, name), bodies in instances.items():
                 text = readable(bodies[0], kind)
                 if len(bodies) > 1:
                     text += f"\n// (and {len(bodies) - 1} more instance(s) of this template, left out)\n"
-                with open(os.path.join(a.out, f"{name}.{kind}"), "w") as f:
+                with open(os.path.join(folder_of(a.out, topic), f"{name}.{kind}"), "w") as f:
                     f.write(text)
-    with open(os.path.join(a.out, "facts.json"), "w") as f:
-        json.dump(facts, f, indent=1, sort_keys=True)
-    print(f"{len(facts)} kernels")
+    for topic, kernels in facts.items():
+        with open(os.path.join(folder_of(a.out, topic), "facts.json"), "w") as f:
+            json.dump(kernels, f, indent=1, sort_keys=True)
+    print(f"{sum(len(k) for k in facts.values())} kernels in {len(facts)} folders")
     return 0
 
 

@@ -19,20 +19,23 @@ std::string read(const std::filesystem::path& p) {
   return text.str();
 }
 
-}  // namespace
-
-std::string kernel_code_folder(const std::string& data_dir, const std::string& built) {
-  std::error_code ec;
-  if (!built.empty() && std::filesystem::exists(std::filesystem::path(built) / "facts.json", ec)) return built;
-  return (std::filesystem::path(data_dir) / "assets" / "kernel_code").string();
+// TOPIC::NAME's recorded file: ROOT/TOPIC/machine_code/NAME.extension.
+std::filesystem::path recorded_file(const std::string& root, const std::string& kernel, const std::string& extension) {
+  const std::size_t colons = kernel.find("::");
+  if (colons == std::string::npos) return {};
+  return std::filesystem::path(root) / kernel.substr(0, colons) / "machine_code" /
+         (kernel.substr(colons + 2) + extension);
 }
 
-std::map<std::string, KernelFacts> load_kernel_facts(const std::string& folder) {
-  std::map<std::string, KernelFacts> facts;
-  const std::string text = read(std::filesystem::path(folder) / "facts.json");
-  if (text.empty()) return facts;
+// One folder's facts.json into `facts`, its kernels as TOPIC::NAME; a damaged file adds none
+// (no facts rather than wrong ones).
+void load_topic(const std::filesystem::path& file, const std::string& topic,
+                std::map<std::string, KernelFacts>& facts) {
+  const std::string text = read(file);
+  if (text.empty()) return;
   try {
     const nlohmann::json all = nlohmann::json::parse(text);  // (kept: items() refers to it)
+    std::map<std::string, KernelFacts> found;
     for (const auto& [name, j] : all.items()) {
       KernelFacts f;
       f.registers = j.value("registers", 0);
@@ -40,12 +43,37 @@ std::map<std::string, KernelFacts> load_kernel_facts(const std::string& folder) 
       f.local_bytes = j.value("local_bytes", std::uint64_t{0});
       f.stack_bytes = j.value("stack_bytes", std::uint64_t{0});
       f.arch = j.value("arch", std::string());
-      facts[name] = f;
+      found[topic + "::" + name] = f;
     }
+    facts.merge(found);
   } catch (const nlohmann::json::exception&) {
-    facts.clear();  // a damaged file: no facts rather than wrong ones
+  }
+}
+
+}  // namespace
+
+std::string kernel_code_folder(const std::string& data_dir, const std::string& built) {
+  std::error_code ec;
+  if (!built.empty() && std::filesystem::exists(recorded_file(built, "vector_add::facts", ".json"), ec)) return built;
+  return (std::filesystem::path(data_dir) / "kernels").string();
+}
+
+std::map<std::string, KernelFacts> load_kernel_facts(const std::string& root) {
+  std::map<std::string, KernelFacts> facts;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    const auto file = entry.path() / "machine_code" / "facts.json";
+    if (std::filesystem::exists(file, ec)) load_topic(file, entry.path().filename().string(), facts);
   }
   return facts;
+}
+
+std::string kernel_topic(const std::string& source_path) {
+  const std::filesystem::path p(source_path);
+  auto part = p.begin();
+  if (part == p.end() || *part != "kernels" || ++part == p.end()) return "";
+  const auto topic = part;
+  return ++part == p.end() ? "" : topic->string();  // a folder, not kernels/FILE
 }
 
 std::vector<std::string> kernels_in_source(const std::string& text) {
@@ -58,8 +86,17 @@ std::vector<std::string> kernels_in_source(const std::string& text) {
   return names;
 }
 
-std::string recorded_kernel_code(const std::string& folder, const std::string& kernel, bool ptx) {
-  return read(std::filesystem::path(folder) / (kernel + (ptx ? ".ptx" : ".sass")));
+std::string recorded_kernel_code(const std::string& root, const std::string& kernel, bool ptx) {
+  const auto file = recorded_file(root, kernel, ptx ? ".ptx" : ".sass");
+  return file.empty() ? std::string() : read(file);
+}
+
+std::string qualified_kernel(const std::vector<std::string>& kernels, const std::string& name) {
+  for (const std::string& k : kernels) {
+    if (k.size() > name.size() + 2 && k.ends_with(name) && k.compare(k.size() - name.size() - 2, 2, "::") == 0)
+      return k;
+  }
+  return name;
 }
 
 Occupancy theoretical_occupancy(unsigned threads_per_block, int registers, std::uint64_t shared_bytes_per_block) {

@@ -1,7 +1,9 @@
 #pragma once
-// What the CUDA toolkit says of a lesson kernel, recorded for learners without it
-// (tools/record-kernel-code.py writes assets/kernel_code/: facts.json, KERNEL.sass, KERNEL.ptx),
-// and the theoretical occupancy those facts allow. No OpenGL here: the tests check it.
+// What the CUDA toolkit says of a lesson kernel, recorded for learners without it beside the
+// kernel's source (tools/record-kernel-code.py writes kernels/TOPIC/machine_code/: facts.json,
+// KERNEL.sass, KERNEL.ptx), and the theoretical occupancy those facts allow. A kernel is named
+// TOPIC::NAME (matmul::naive_kernel): its folder and its function, as two folders may each have a
+// kernel of the same name. No OpenGL here: the tests check it.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,15 +19,20 @@ struct KernelFacts {
   std::string arch;  // "sm_90"
 };
 
-// Where the machine code is: the build's own (made at build time where the CUDA toolkit's
-// cuobjdump is: `built`, when it holds facts.json), else the recorded `data_dir`/assets/kernel_code.
+// The root of the machine code's folders: the build's own (made at build time where the CUDA
+// toolkit's cuobjdump is: `built`, when it holds them), else the recorded `data_dir`/kernels.
 std::string kernel_code_folder(const std::string& data_dir, const std::string& built);
-// facts.json of `folder`, by kernel name; empty where there is none.
-std::map<std::string, KernelFacts> load_kernel_facts(const std::string& folder);
+// Every ROOT/TOPIC/machine_code/facts.json, by TOPIC::NAME; empty where there is none.
+std::map<std::string, KernelFacts> load_kernel_facts(const std::string& root);
 // The kernels a CUDA source defines (`__global__ void NAME`), in order.
 std::vector<std::string> kernels_in_source(const std::string& text);
-// `folder`/NAME.sass or .ptx, or "" where none was recorded.
-std::string recorded_kernel_code(const std::string& folder, const std::string& kernel, bool ptx);
+// The kernel folder a source lies in: "matmul" for kernels/matmul/naive.cu; "" outside kernels/.
+std::string kernel_topic(const std::string& source_path);
+// ROOT/TOPIC/machine_code/NAME.sass or .ptx of TOPIC::NAME, or "" where none was recorded.
+std::string recorded_kernel_code(const std::string& root, const std::string& kernel, bool ptx);
+// The TOPIC::NAME of `kernels` (a lesson's) whose function is `name` (as a launch names it), else
+// `name` itself.
+std::string qualified_kernel(const std::vector<std::string>& kernels, const std::string& name);
 
 // The occupancy calculator's arithmetic for an H100 (sm_90): 64 warps, 32 blocks, 65,536
 // registers (allocated 256 a warp) and 228 KB of shared memory an SM (1 KB of it reserved per

@@ -141,7 +141,9 @@ void AppWindow::load(LessonState& s) {
     std::string error;
     std::string text = read_text(options_.data_dir + "/" + path, error);
     if (path.ends_with(".cu") || path.ends_with(".cuh")) {
-      for (const std::string& k : kernels_in_source(text)) {
+      const std::string topic = kernel_topic(path);
+      for (const std::string& name : kernels_in_source(text)) {
+        const std::string k = topic.empty() ? name : topic + "::" + name;
         if (std::find(s.kernels.begin(), s.kernels.end(), k) == s.kernels.end()) s.kernels.push_back(k);
       }
     }

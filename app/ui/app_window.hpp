@@ -176,8 +176,8 @@ class AppWindow {
   std::vector<std::string> notes_;
   std::string open_path_, export_dir_;
   std::optional<std::string> png_request_;
-  std::string kernel_code_;                          // the build's machine code, or assets/kernel_code
-  std::map<std::string, KernelFacts> kernel_facts_;  // its facts.json
+  std::string kernel_code_;                          // the build's machine code, or kernels/ (TOPIC/machine_code)
+  std::map<std::string, KernelFacts> kernel_facts_;  // their facts.json, by TOPIC::NAME
   std::vector<Profile> profiles_;                    // recorded: assets/profiles/*.json
   std::future<ThreadMap> map_future_;
   std::future<std::vector<Result>> map_sectors_future_, memory_future_;

@@ -336,8 +336,7 @@ void AppWindow::draw_kernel_facts(const std::vector<const Result*>& counted) {
   ImGui::TableHeadersRow();
   for (const Result* r : counted) {
     for (const emulated::KernelTraffic& k : r->memory) {
-      const std::string name = k.kernel.substr(0, k.kernel.find('<'));
-      const auto f = kernel_facts_.find(name);
+      const auto f = kernel_facts_.find(qualified_kernel(state().kernels, k.kernel.substr(0, k.kernel.find('<'))));
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r->variant.c_str());

@@ -2,6 +2,8 @@
 // CUDA's handles as RAII types (GPU builds only): an event, a stream, and a CUDA graph captured
 // from the work a function queues with its instantiated copy — the one capture the lessons' graph
 // variants share (lesson 07's cuBLAS step, 08's pipeline, 10's data-parallel step, 16's CNN step).
+// Each belongs to the GPU current when it was made and is destroyed there, whichever GPU is
+// current by then (lesson 10 holds some on every GPU).
 //
 // Capturing records each call on the captured stream (and on streams that join it through events)
 // as a node of a graph instead of running it. If the work throws, the capture is ended so the
@@ -14,19 +16,60 @@
 
 namespace gpulab {
 
+// Makes `device` current for the lifetime of a scope, then puts back the one that was current
+// before (always: a library called inside, such as NCCL, may switch devices too). `quiet`, for
+// destructors: errors are ignored, as nothing is left to do about them there.
+class CurrentDevice {
+ public:
+  explicit CurrentDevice(int device, bool quiet = false) {
+    if (quiet) {
+      restore_ = cudaGetDevice(&previous_) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
+      return;
+    }
+    GPULAB_CUDA_CHECK(cudaGetDevice(&previous_));
+    GPULAB_CUDA_CHECK(cudaSetDevice(device));
+    restore_ = true;
+  }
+  ~CurrentDevice() {
+    if (restore_) cudaSetDevice(previous_);
+  }
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool restore_ = false;
+};
+
+inline int current_device() {
+  int device = 0;
+  GPULAB_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+// Makes something on `device` (a handle below): f() with that device current.
+template <typename F>
+auto made_on(int device, F f) {
+  CurrentDevice on(device);
+  return f();
+}
+
 // An event of the current device: `timed` to measure between two (cudaEventElapsedTime), else for
 // ordering only (cheaper).
 class Event {
  public:
-  explicit Event(bool timed = true) {
+  explicit Event(bool timed = true) : device_(current_device()) {
     GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&handle_, timed ? cudaEventDefault : cudaEventDisableTiming));
   }
   ~Event() {
-    if (handle_ != nullptr) cudaEventDestroy(handle_);
+    if (handle_ == nullptr) return;
+    CurrentDevice on(device_, true);
+    cudaEventDestroy(handle_);
   }
   // Movable, so events may be kept in a vector (a pipeline's marks, four a chunk).
-  Event(Event&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Event(Event&& other) noexcept : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)) {}
   Event& operator=(Event&& other) noexcept {
+    std::swap(device_, other.device_);
     std::swap(handle_, other.handle_);
     return *this;
   }
@@ -42,26 +85,34 @@ class Event {
   }
 
  private:
+  int device_;
   cudaEvent_t handle_ = nullptr;
 };
 
 // A stream of the current device that does not wait for the legacy default stream.
 class Stream {
  public:
-  Stream() { GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (handle_ != nullptr) cudaStreamDestroy(handle_);
+  Stream() : device_(current_device()) {
+    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking));
   }
-  Stream(Stream&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  ~Stream() {
+    if (handle_ == nullptr) return;
+    CurrentDevice on(device_, true);
+    cudaStreamDestroy(handle_);
+  }
+  Stream(Stream&& other) noexcept : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)) {}
   Stream& operator=(Stream&& other) noexcept {
+    std::swap(device_, other.device_);
     std::swap(handle_, other.handle_);
     return *this;
   }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   cudaStream_t get() const { return handle_; }
+  int device() const { return device_; }
 
  private:
+  int device_;
   cudaStream_t handle_ = nullptr;
 };
 
@@ -69,12 +120,13 @@ class Stream {
 class GraphExec {
  public:
   GraphExec() = default;
-  explicit GraphExec(cudaGraphExec_t exec) : exec_(exec) {}
+  explicit GraphExec(cudaGraphExec_t exec) : device_(current_device()), exec_(exec) {}
   ~GraphExec() { reset(); }
-  GraphExec(GraphExec&& other) noexcept : exec_(std::exchange(other.exec_, nullptr)) {}
+  GraphExec(GraphExec&& other) noexcept : device_(other.device_), exec_(std::exchange(other.exec_, nullptr)) {}
   GraphExec& operator=(GraphExec&& other) noexcept {
     if (this != &other) {
       reset();
+      device_ = other.device_;
       exec_ = std::exchange(other.exec_, nullptr);
     }
     return *this;
@@ -85,11 +137,14 @@ class GraphExec {
   explicit operator bool() const { return exec_ != nullptr; }
   void launch(cudaStream_t stream) const { GPULAB_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
   void reset() {
-    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (exec_ == nullptr) return;
+    CurrentDevice on(device_, true);
+    cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
   }
 
  private:
+  int device_ = 0;
   cudaGraphExec_t exec_ = nullptr;
 };
 

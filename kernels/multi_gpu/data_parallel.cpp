@@ -40,10 +40,10 @@ struct DataParallel::Replicas {
   int batch = 0;
   int ranks = 1;  // the GPUs averaging: this process's (a thread each), or the processes' (one each)
   GemmFunction gemm = nullptr;
-  std::vector<std::unique_ptr<Stream>> streams;       // each GPU's step
-  std::vector<std::unique_ptr<Stream>> nccl_streams;  // each GPU's averaging, beside its step (several GPUs)
-  std::vector<std::vector<cudaEvent_t>> ready;        // [gpu][layer]: that layer's gradients are computed
-  std::unique_ptr<Event> started;                     // on GPU 0's default stream: where every GPU's step starts
+  std::vector<std::unique_ptr<GpuStream>> streams;       // each GPU's step
+  std::vector<std::unique_ptr<GpuStream>> nccl_streams;  // each GPU's averaging, beside its step (several GPUs)
+  std::vector<std::vector<Event>> ready;                 // [gpu][layer]: that layer's gradients are computed
+  std::unique_ptr<Event> started;                        // on GPU 0's default stream: where every GPU's step starts
   std::vector<Buffer> params, x, t, workspace, loss;
   std::vector<gpu::DeviceBuffer<std::uint64_t>> stamps;  // [gpu]: Slots, for record_step
   std::vector<ncclComm_t> comms;                         // one per GPU, from one ncclCommInitAll (empty with one GPU)
@@ -54,20 +54,9 @@ struct DataParallel::Replicas {
   Loss graph_loss = Loss::mse;
   bool graph_stamped = false;
 
-  void release_graphs() {
-    for (std::size_t g = 0; g < graphs.size(); ++g) {
-      CurrentDevice on(static_cast<int>(g), true);
-      graphs[g].reset();
-    }
-    graphs.clear();
-  }
   ~Replicas() {
     threads.reset();
-    release_graphs();
-    for (std::size_t g = 0; g < ready.size(); ++g) {
-      CurrentDevice on(static_cast<int>(g), true);
-      for (cudaEvent_t e : ready[g]) cudaEventDestroy(e);
-    }
+    graphs.clear();
     CurrentDevice on(0, true);  // NCCL switches devices as it tears down
     for (ncclComm_t c : comms) nccl().comm_destroy(c);
   }
@@ -99,10 +88,10 @@ void DataParallel::set_up(const Layout& net, int gpus, int ranks, int batch, Gem
   r_->ranks = ranks;
   r_->gemm = gemm;
   r_->use_graph = graph;
-  r_->started = std::make_unique<Event>(0);
+  r_->started = made_on(0, [] { return std::make_unique<Event>(false); });
   for (int g = 0; g < gpus; ++g) {
     CurrentDevice on(g);
-    r_->streams.push_back(std::make_unique<Stream>(g));
+    r_->streams.push_back(std::make_unique<GpuStream>(g));
     r_->params.emplace_back(net.parameters(), "params");
     r_->x.emplace_back(rows(batch, net.inputs()), "x (this GPU's share)");
     r_->t.emplace_back(rows(batch, net.outputs()), "t (this GPU's share)");
@@ -110,9 +99,9 @@ void DataParallel::set_up(const Layout& net, int gpus, int ranks, int batch, Gem
     r_->loss.emplace_back(1, "loss");
     r_->stamps.emplace_back(static_cast<std::size_t>(Slots{net.layers()}.count()), "stamps");
     if (ranks == 1) continue;
-    r_->nccl_streams.push_back(std::make_unique<Stream>(g));
-    r_->ready.emplace_back(static_cast<std::size_t>(net.layers()), nullptr);
-    for (cudaEvent_t& e : r_->ready.back()) GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    r_->nccl_streams.push_back(std::make_unique<GpuStream>(g));
+    r_->ready.emplace_back();
+    for (int l = 0; l < net.layers(); ++l) r_->ready.back().emplace_back(false);
   }
   r_->threads = std::make_unique<GpuThreads>(gpus);
 }
@@ -156,7 +145,8 @@ void DataParallel::queue(int g, float lr, Loss loss, bool stamped) {
   const Layout& net = r_->net;
   const Slots slot{net.layers()};
   const bool averaging = r_->ranks > 1;
-  const cudaStream_t step = r_->streams[k]->handle, average = averaging ? r_->nccl_streams[k]->handle : nullptr;
+  const cudaStream_t step = r_->streams[k]->stream.get(),
+                     average = averaging ? r_->nccl_streams[k]->stream.get() : nullptr;
   std::uint64_t* stamps = r_->stamps[k].data();
   auto mark = [&](int at, cudaStream_t stream) {  // record_step's clock readings
     if (stamped) stamp(stamps + at, stream);
@@ -171,8 +161,8 @@ void DataParallel::queue(int g, float lr, Loss loss, bool stamped) {
     mark(slot.gradients(l), step);
     if (!averaging) return;
     const auto layer = static_cast<std::size_t>(l);
-    GPULAB_CUDA_CHECK(cudaEventRecord(r_->ready[k][layer], step));
-    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(average, r_->ready[k][layer]));
+    GPULAB_CUDA_CHECK(cudaEventRecord(r_->ready[k][layer].get(), step));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(average, r_->ready[k][layer].get()));
     const std::size_t first = net.weight_offset(l), count = net.weight_offset(l + 1) - first;
     const Nccl& lib = nccl();
     GPULAB_NCCL_CHECK(lib.group_start());  // the loss rides with the last layer: one launch
@@ -188,8 +178,8 @@ void DataParallel::queue(int g, float lr, Loss loss, bool stamped) {
   mlp::layered_step(net, r_->params[k].span(), r_->x[k].span(), r_->t[k].span(), r_->batch, lr, loss,
                     r_->workspace[k].span(), r_->loss[k].span(), options);
   if (averaging) {  // the step ends when the last update has
-    GPULAB_CUDA_CHECK(cudaEventRecord(r_->nccl_streams[k]->done, average));
-    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(step, r_->nccl_streams[k]->done));
+    GPULAB_CUDA_CHECK(cudaEventRecord(r_->nccl_streams[k]->done.get(), average));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(step, r_->nccl_streams[k]->done.get()));
   }
   mark(slot.end(), step);
 }
@@ -199,7 +189,7 @@ void DataParallel::queue(int g, float lr, Loss loss, bool stamped) {
 // Each GPU's thread captures its own GPU's streams, NCCL's calls included, as one graph; the
 // graphs hold the buffers' addresses and the learning rate.
 void DataParallel::capture(float lr, Loss loss, bool stamped) {
-  r_->release_graphs();
+  r_->graphs.clear();  // each destroyed on its own GPU
   r_->graphs.resize(static_cast<std::size_t>(gpus()));
   r_->threads->run([&](int g) {
     CurrentDevice on(g);
@@ -208,7 +198,7 @@ void DataParallel::capture(float lr, Loss loss, bool stamped) {
     if (r_->gemm != nullptr) gpulab::matmul::cublas_ready();
     // (Relaxed: every GPU's thread captures at once.)
     r_->graphs[k] = capture_graph(
-        r_->streams[k]->handle, [&] { queue(g, lr, loss, stamped); }, cudaStreamCaptureModeRelaxed);
+        r_->streams[k]->stream.get(), [&] { queue(g, lr, loss, stamped); }, cudaStreamCaptureModeRelaxed);
   });
   r_->graph_lr = lr;
   r_->graph_loss = loss;
@@ -229,7 +219,7 @@ void DataParallel::run_step(float lr, Loss loss, bool stamped) {
     CurrentDevice on(g);
     if (r_->use_graph) {
       const auto k = static_cast<std::size_t>(g);
-      r_->graphs[k].launch(r_->streams[k]->handle);
+      r_->graphs[k].launch(r_->streams[k]->stream.get());
     } else {
       queue(g, lr, loss, stamped);
     }
@@ -257,7 +247,7 @@ std::vector<StepSpan> DataParallel::record_step(float lr, Loss loss) {
     if (gpus() == 1) return;
     CurrentDevice on(g);
     const auto k = static_cast<std::size_t>(g);
-    const cudaStream_t stream = r_->streams[k]->handle;
+    const cudaStream_t stream = r_->streams[k]->stream.get();
     std::uint64_t* stamps = r_->stamps[k].data();
     for (int i = 0; i < Slots::kMeetings; ++i) {  // the value is not used: the meeting is
       GPULAB_NCCL_CHECK(
@@ -269,7 +259,7 @@ std::vector<StepSpan> DataParallel::record_step(float lr, Loss loss) {
                                              std::vector<std::uint64_t>(static_cast<std::size_t>(slot.count())));
   for (int g = 0; g < gpus(); ++g) {
     CurrentDevice on(g);
-    GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams[static_cast<std::size_t>(g)]->handle));
+    GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams[static_cast<std::size_t>(g)]->stream.get()));
     r_->stamps[static_cast<std::size_t>(g)].copy_to(at[static_cast<std::size_t>(g)]);
   }
   // GPU g's clock minus GPU 0's, in nanoseconds.
@@ -315,13 +305,13 @@ std::vector<StepSpan> DataParallel::record_step(float lr, Loss loss) {
 
 void DataParallel::parameters(int gpu, std::span<float> out) const {
   CurrentDevice on(gpu);
-  GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams[static_cast<std::size_t>(gpu)]->handle));
+  GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams[static_cast<std::size_t>(gpu)]->stream.get()));
   r_->params[static_cast<std::size_t>(gpu)].copy_to(out);
 }
 
 float DataParallel::loss() const {
   CurrentDevice on(0);
-  GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams.front()->handle));
+  GPULAB_CUDA_CHECK(cudaStreamSynchronize(r_->streams.front()->stream.get()));
   float value = 0;
   r_->loss.front().copy_to({&value, 1});
   return value;

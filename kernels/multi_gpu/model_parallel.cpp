@@ -18,9 +18,9 @@ struct ModelParallel::Stages {
   int batch = 0;
   GemmFunction gemm = nullptr;
   int used = 1;
-  std::vector<int> device;                       // per layer
-  std::vector<std::unique_ptr<Stream>> streams;  // per GPU used
-  std::unique_ptr<Event> started;                // where every GPU's step starts (fork_from_gpu0)
+  std::vector<int> device;                          // per layer
+  std::vector<std::unique_ptr<GpuStream>> streams;  // per GPU used
+  std::unique_ptr<Event> started;                   // where every GPU's step starts (fork_from_gpu0)
   // Per layer, on its GPU: W and b (the flat layout's slice), their gradients, its input (x, the
   // previous layer's output, or a copy of it from the previous GPU), its output, its delta, and
   // the delta it hands back to the layer before (dL/dZ of that layer).
@@ -28,7 +28,7 @@ struct ModelParallel::Stages {
   Buffer x, t, loss;
 
   cudaStream_t stream_of(int l) const {
-    return streams[static_cast<std::size_t>(device[static_cast<std::size_t>(l)])]->handle;
+    return streams[static_cast<std::size_t>(device[static_cast<std::size_t>(l)])]->stream.get();
   }
   const float* input_of(int l) const {
     const auto k = static_cast<std::size_t>(l);
@@ -49,8 +49,8 @@ ModelParallel::ModelParallel(const Layout& net, int gpus, int batch, GemmFunctio
   s.batch = batch;
   s.gemm = gemm;
   s.used = std::min(gpus, net.layers());
-  for (int g = 0; g < s.used; ++g) s.streams.push_back(std::make_unique<Stream>(g));
-  s.started = std::make_unique<Event>(0);
+  for (int g = 0; g < s.used; ++g) s.streams.push_back(std::make_unique<GpuStream>(g));
+  s.started = made_on(0, [] { return std::make_unique<Event>(false); });
   enable_peer_access(s.used);
   const int layers = net.layers();
   for (int l = 0; l < layers; ++l) {
@@ -126,7 +126,8 @@ void ModelParallel::step(float lr, Loss loss) {
     const auto k = static_cast<std::size_t>(l);
     if (l > 0 && s.device[k] != s.device[k - 1]) {
       hand_over(s.input_copy[k].data(), s.device[k], s.stream_of(l), s.output[k - 1].data(), s.device[k - 1],
-                s.stream_of(l - 1), rows(s.batch, size(l)), s.streams[static_cast<std::size_t>(s.device[k - 1])]->done);
+                s.stream_of(l - 1), rows(s.batch, size(l)),
+                s.streams[static_cast<std::size_t>(s.device[k - 1])]->done.get());
     }
     CurrentDevice on(s.device[k]);
     const float* w = s.params[k].data();
@@ -154,7 +155,7 @@ void ModelParallel::step(float lr, Loss loss) {
     }
     if (l > 0 && s.device[k - 1] != s.device[k]) {
       hand_over(s.delta[k - 1].data(), s.device[k - 1], s.stream_of(l - 1), s.delta_back[k].data(), s.device[k],
-                s.stream_of(l), rows(s.batch, size(l)), s.streams[static_cast<std::size_t>(s.device[k])]->done);
+                s.stream_of(l), rows(s.batch, size(l)), s.streams[static_cast<std::size_t>(s.device[k])]->done.get());
     }
   }
   join_on_gpu0(s.streams);

@@ -1,6 +1,7 @@
 #pragma once
-// What lesson 10's data and model parallelism share: a scope on one GPU, a stream per GPU, and
-// the checks and joins around a step over several GPUs (GPU builds only).
+// What lesson 10's data and model parallelism share: a stream per GPU, and the checks and joins
+// around a step over several GPUs (GPU builds only). A scope on one GPU (CurrentDevice) and the
+// handles, each destroyed on its own GPU, are cuda_handles.hpp's.
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/cuda_handles.hpp"
 #include "common/gpu_memory.hpp"
 #include "mlp/mlp.hpp"
 #include "multi_gpu/multi_gpu.hpp"
@@ -22,63 +24,13 @@ inline std::size_t rows(int batch, int width) {
   return static_cast<std::size_t>(batch) * static_cast<std::size_t>(width);
 }
 
-// Makes `device` current for the lifetime of a scope, then puts back the one that was current
-// before (always: a library called inside, such as NCCL, may switch devices too). `quiet`, for
-// destructors: errors are ignored, as nothing is left to do about them there.
-class CurrentDevice {
- public:
-  explicit CurrentDevice(int device, bool quiet = false) {
-    if (quiet) {
-      restore_ = cudaGetDevice(&previous_) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
-      return;
-    }
-    GPULAB_CUDA_CHECK(cudaGetDevice(&previous_));
-    GPULAB_CUDA_CHECK(cudaSetDevice(device));
-    restore_ = true;
-  }
-  ~CurrentDevice() {
-    if (restore_) cudaSetDevice(previous_);
-  }
-  CurrentDevice(const CurrentDevice&) = delete;
-  CurrentDevice& operator=(const CurrentDevice&) = delete;
-
- private:
-  int previous_ = 0;
-  bool restore_ = false;
-};
-
-struct Stream {
-  explicit Stream(int gpu) : device(gpu) {
-    CurrentDevice on(gpu);
-    GPULAB_CUDA_CHECK(cudaStreamCreateWithFlags(&handle, cudaStreamNonBlocking));
-    GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  }
-  ~Stream() {
-    CurrentDevice on(device, true);
-    cudaEventDestroy(done);
-    cudaStreamDestroy(handle);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
+// A GPU's stream for its step, with the event that marks where the step ends.
+struct GpuStream {
+  explicit GpuStream(int gpu)
+      : device(gpu), stream(made_on(gpu, [] { return Stream(); })), done(made_on(gpu, [] { return Event(false); })) {}
   int device;
-  cudaStream_t handle = nullptr;
-  cudaEvent_t done = nullptr;  // recorded at the end of a step
-};
-
-// An event of one GPU's, for ordering only.
-struct Event {
-  explicit Event(int gpu) : device(gpu) {
-    CurrentDevice on(gpu);
-    GPULAB_CUDA_CHECK(cudaEventCreateWithFlags(&handle, cudaEventDisableTiming));
-  }
-  ~Event() {
-    CurrentDevice on(device, true);
-    cudaEventDestroy(handle);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  int device;
-  cudaEvent_t handle = nullptr;
+  Stream stream;
+  Event done;  // recorded at the end of a step
 };
 
 inline void check_gpus(int gpus) {
@@ -95,26 +47,26 @@ inline void check_gpus(int gpus) {
 // program records there to time it. (Lesson 10 once timed its one_gpu step so: the step started
 // while the harness held that stream until every launch was queued, and ~100 µs of it went
 // uncounted.) `started`: an event of GPU 0's.
-inline void fork_from_gpu0(const Event& started, const std::vector<std::unique_ptr<Stream>>& streams) {
+inline void fork_from_gpu0(const Event& started, const std::vector<std::unique_ptr<GpuStream>>& streams) {
   {
     CurrentDevice on(0);
-    GPULAB_CUDA_CHECK(cudaEventRecord(started.handle, cudaStreamLegacy));
+    started.record(cudaStreamLegacy);
   }
   for (const auto& s : streams) {
     CurrentDevice on(s->device);
-    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(s->handle, started.handle));
+    GPULAB_CUDA_CHECK(cudaStreamWaitEvent(s->stream.get(), started.get()));
   }
 }
 
 // GPU 0's default stream waits for every stream's last recorded event, so events recorded there
 // after step() time the whole step on every GPU.
-inline void join_on_gpu0(const std::vector<std::unique_ptr<Stream>>& streams) {
+inline void join_on_gpu0(const std::vector<std::unique_ptr<GpuStream>>& streams) {
   for (const auto& s : streams) {
     CurrentDevice on(s->device);
-    GPULAB_CUDA_CHECK(cudaEventRecord(s->done, s->handle));
+    s->done.record(s->stream.get());
   }
   CurrentDevice on(0);
-  for (const auto& s : streams) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, s->done));
+  for (const auto& s : streams) GPULAB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, s->done.get()));
 }
 
 // Lets each GPU read and write the others' memory directly where the hardware allows (NVLink or

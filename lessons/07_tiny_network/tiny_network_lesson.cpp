@@ -57,11 +57,11 @@ class CpuStepRun : public Run {
 // that as the copy in), the step is the timed work, parameters and loss come back.
 using mlp::DeviceStep;
 
-template <typename Target>
 class DeviceStepRun : public Run {
  public:
   DeviceStepRun(const StepInstance& in, std::string name, DeviceStep step, std::size_t workspace, int threads)
       : in_(in),
+        backend_(active_device()),
         name_(std::move(name)),
         step_(std::move(step)),
         threads_(threads),
@@ -96,26 +96,26 @@ class DeviceStepRun : public Run {
     loss_.copy_to(host_loss_.span());
   }
   CheckResult check() const override {
-    return check_step(host_params_.span(), host_loss_.data()[0], in_, name_of(name_, Target::backend));
+    return check_step(host_params_.span(), host_loss_.data()[0], in_, name_of(name_, backend_));
   }
   int block() const override { return threads_; }
 
  private:
   const StepInstance& in_;
+  Backend backend_;
   std::string name_;
   DeviceStep step_;
   int threads_;
-  typename Target::template HostBuffer<float> host_params_, host_x_, host_t_, host_loss_;
-  typename Target::template DeviceBuffer<float> params_, x_, t_, loss_, workspace_;
+  HostBuffer<float> host_params_, host_x_, host_t_, host_loss_;
+  DeviceBuffer<float> params_, x_, t_, loss_, workspace_;
 };
 
 // `make_step` gives each run its own step (a graph's holds the captured graph).
-template <typename Target>
 RunFactory device_run(const std::string& name, std::function<DeviceStep()> make_step, bool needs_workspace,
                       int threads) {
   return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
     const std::size_t workspace = needs_workspace ? mlp::step_workspace(in.net, in.batch) : 0;
-    return std::make_unique<DeviceStepRun<Target>>(in, name, make_step(), workspace, threads);
+    return std::make_unique<DeviceStepRun>(in, name, make_step(), workspace, threads);
   });
 }
 
@@ -124,11 +124,9 @@ RunFactory device_run(const std::string& name, std::function<DeviceStep()> make_
 std::vector<std::pair<Backend, RunFactory>> backends_of(const std::string& name, int threads,
                                                         const std::string& needs = "") {
   const bool workspace = mlp::needs_workspace(name);
-  const auto make = [&]<typename Target>() {
-    return device_run<Target>(
-        name, [name] { return mlp::device_step(Target::backend, name, kLearningRate, kLoss, kFusedThreads); },
-        workspace, threads);
-  };
+  const RunFactory make = device_run(
+      name, [name] { return mlp::device_step(active_device(), name, kLearningRate, kLoss, kFusedThreads); }, workspace,
+      threads);
   return needs.empty() ? on_devices(make) : gpu_only(make, needs);
 }
 

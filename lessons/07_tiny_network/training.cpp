@@ -14,13 +14,14 @@ namespace gpulab::mlp {
 namespace {
 
 // A device step over host data: the batch and the parameters go in, the parameters come back.
-// The buffers stay, so a graph captured on them stays valid from step to step.
-template <typename Target>
+// The buffers stay, so a graph captured on them stays valid from step to step. Made with its
+// device backend chosen, which it chooses again for each step.
 class DeviceStepper {
  public:
   DeviceStepper(const Layout& net, int batch, float lr, Loss loss, const std::string& variant, int threads)
       : net_(net),
-        step_(device_step(Target::backend, variant, lr, loss, threads)),
+        backend_(active_device()),
+        step_(device_step(backend_, variant, lr, loss, threads)),
         params_(net.parameters(), "params"),
         x_(static_cast<std::size_t>(batch) * net.inputs(), "x"),
         t_(static_cast<std::size_t>(batch) * net.outputs(), "t"),
@@ -28,7 +29,7 @@ class DeviceStepper {
         loss_(1, "loss") {}
 
   float operator()(std::span<float> params, std::span<const float> x, std::span<const float> t, int batch) {
-    UseDevice use(Target::backend);  // the step's launchers run there
+    UseDevice use(backend_);  // the step's launchers run there
     params_.copy_from(params);
     // A last, smaller batch goes to the front of the buffers.
     const auto xs = x_.span().first(x.size()), ts = t_.span().first(t.size());
@@ -43,13 +44,13 @@ class DeviceStepper {
 
  private:
   Layout net_;
+  Backend backend_;
   DeviceStep step_;
-  typename Target::template DeviceBuffer<float> params_, x_, t_, workspace_, loss_;
+  DeviceBuffer<float> params_, x_, t_, workspace_, loss_;
 };
 
-template <typename Target>
 StepFunction stepper(const Layout& net, int batch, float lr, Loss loss, const std::string& variant, int threads) {
-  auto s = std::make_shared<DeviceStepper<Target>>(net, batch, lr, loss, variant, threads);
+  auto s = std::make_shared<DeviceStepper>(net, batch, lr, loss, variant, threads);
   return
       [s](std::span<float> p, std::span<const float> x, std::span<const float> t, int b) { return (*s)(p, x, t, b); };
 }
@@ -79,8 +80,7 @@ StepFunction make_step(const Layout& net, int batch, float lr, Loss loss, const 
     throw std::invalid_argument("training: " + variant + " cannot run " + to_string(net) + " with a batch of " +
                                 std::to_string(batch));
   }
-  return with_target(backend,
-                     [&]<typename Target>() { return stepper<Target>(net, batch, lr, loss, variant, fused_threads); });
+  return on_backend(backend, [&] { return stepper(net, batch, lr, loss, variant, fused_threads); });
 }
 
 Boundary decision_boundary(const Layout& net, std::span<const float> params, int size, float lo, float hi) {

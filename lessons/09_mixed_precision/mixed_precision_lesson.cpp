@@ -71,32 +71,31 @@ using Backends = std::vector<std::pair<Backend, RunFactory>>;
 // Why a variant cannot run on this GPU (empty: it can).
 using Missing = std::function<std::string()>;
 
-// The run of a GPU variant, for a target (gpu_only makes it for the GPU alone): the array run
+// The run of a GPU variant, on the backend chosen when it is made (gpu_only makes it for the GPU
+// alone): the array run
 // with A and B stored as `Element`, checked with the bound of the format; a 16-bit format on
 // tensor cores that do not take it, or a kernel this GPU lacks what for (`missing`), is skipped,
 // saying so.
 template <typename Element>
-auto gpu_run(const std::string& name, Format format, GemmOn<Element> gemm, Missing missing = {}) {
-  return [=]<typename Target>() {
-    const ArrayFunctionOf<Element> multiply = [gemm](const InputsOf<Element>& in, std::span<float> c, const Launch& l) {
-      gemm(in[0].data(), in[1].data(), c.data(), dim(l, 0), dim(l, 1), dim(l, 2));
-    };
-    Element (*store)(float) = nullptr;
-    if constexpr (!std::is_same_v<Element, float>) store = format == Format::fp16 ? mx::fp16_bits : mx::bf16_bits;
-    const ArrayCheck check = product_check(roundoff(format));
-    return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-      const auto s = format == Format::bf16 ? mx::Storage::bf16 : mx::Storage::fp16;
-      if ((format == Format::fp16 || format == Format::bf16) && !mx::tensor_cores_take(s)) {
-        throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
-                            " (compute capability 8.0 or newer does)");
-      }
-      if (missing) {
-        if (const std::string why = missing(); !why.empty()) throw NotApplicable(why);
-      }
-      return std::make_unique<KernelArrayRun<Target, Element>>(in, name, check, options.block, multiply,
-                                                               KernelHooks{[](int) { return 0; }}, store);
-    });
+RunFactory gpu_run(const std::string& name, Format format, GemmOn<Element> gemm, Missing missing = {}) {
+  const ArrayFunctionOf<Element> multiply = [gemm](const InputsOf<Element>& in, std::span<float> c, const Launch& l) {
+    gemm(in[0].data(), in[1].data(), c.data(), dim(l, 0), dim(l, 1), dim(l, 2));
   };
+  Element (*store)(float) = nullptr;
+  if constexpr (!std::is_same_v<Element, float>) store = format == Format::fp16 ? mx::fp16_bits : mx::bf16_bits;
+  const ArrayCheck check = product_check(roundoff(format));
+  return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
+    const auto s = format == Format::bf16 ? mx::Storage::bf16 : mx::Storage::fp16;
+    if ((format == Format::fp16 || format == Format::bf16) && !mx::tensor_cores_take(s)) {
+      throw NotApplicable(std::string("this GPU's tensor cores do not take ") + mx::to_string(s) +
+                          " (compute capability 8.0 or newer does)");
+    }
+    if (missing) {
+      if (const std::string why = missing(); !why.empty()) throw NotApplicable(why);
+    }
+    return std::make_unique<KernelArrayRun<Element>>(in, name, check, options.block, multiply,
+                                                     KernelHooks{[](int) { return 0; }}, store);
+  });
 }
 
 using Bits = std::uint16_t;

@@ -94,22 +94,18 @@ Backends cpu(const std::string& name, bool sharded) {
 
 // A GPU variant (on the emulator it is skipped: it needs several GPUs and NCCL).
 Backends split_backends(const std::string& name, Split split, mlp::GemmFunction gemm, bool graph) {
-  return gpu_only(
-      [=]<typename Target>() {
-        return factory<MultiGpuInstance>(
-            [=](const MultiGpuInstance& in, const RunOptions&) { return gpu_run(in, name, split, gemm, graph); });
-      },
-      "several GPUs and NCCL");
+  return gpu_only(factory<MultiGpuInstance>([=](const MultiGpuInstance& in, const RunOptions&) {
+                    return gpu_run(in, name, split, gemm, graph);
+                  }),
+                  "several GPUs and NCCL");
 }
 
 // A process per GPU (mpirun): rank 0's part, the others' told (process_orders.hpp).
 Backends process_backends(const std::string& name, mlp::GemmFunction gemm, bool graph) {
-  return gpu_only(
-      [=]<typename Target>() {
-        return factory<MultiGpuInstance>(
-            [=](const MultiGpuInstance& in, const RunOptions&) { return process_run(in, name, gemm, graph); });
-      },
-      "several GPUs, NCCL and mpirun");
+  return gpu_only(factory<MultiGpuInstance>([=](const MultiGpuInstance& in, const RunOptions&) {
+                    return process_run(in, name, gemm, graph);
+                  }),
+                  "several GPUs, NCCL and mpirun");
 }
 
 std::optional<std::string> needs_mpirun(const Problem& p) {

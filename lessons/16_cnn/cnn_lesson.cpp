@@ -82,12 +82,10 @@ std::unique_ptr<Instance> make_instance_of(const Problem& p, std::uint64_t seed)
 // where it `needs` what only a GPU has, on the GPU alone.
 std::vector<std::pair<Backend, RunFactory>> step_backends(const char* name, cnn::StepFunction function,
                                                           const cnn::StepBounds& bounds, const char* needs = nullptr) {
-  const auto make = [=]<typename Target>() {
-    return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-      const cnn::DeviceStep step = [function](auto&&... args) { function(args..., nullptr); };
-      return std::make_unique<cnn::DeviceStepRun<Target>>(in, name, step, bounds);
-    });
-  };
+  const RunFactory make = factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+    const cnn::DeviceStep step = [function](auto&&... args) { function(args..., nullptr); };
+    return std::make_unique<cnn::DeviceStepRun>(in, name, step, bounds);
+  });
   return needs != nullptr ? gpu_only(make, needs) : on_devices(make);
 }
 
@@ -96,15 +94,12 @@ std::vector<std::pair<Backend, RunFactory>> step_backends(const char* name, cnn:
 std::vector<std::pair<Backend, RunFactory>> graph_backends(const char* name, cnn::StepFunction function,
                                                            const cnn::StepBounds& bounds,
                                                            const char* needs = "CUDA graphs") {
-  return gpu_only(
-      [=]<typename Target>() {
-        return factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
-          std::shared_ptr<cnn::GraphStep> graph = cnn::graph_step(function);
-          const cnn::DeviceStep step = [graph](auto&&... args) { graph->run(args...); };
-          return std::make_unique<cnn::DeviceStepRun<Target>>(in, name, step, bounds);
-        });
-      },
-      needs);
+  return gpu_only(factory<StepInstance>([=](const StepInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
+                    std::shared_ptr<cnn::GraphStep> graph = cnn::graph_step(function);
+                    const cnn::DeviceStep step = [graph](auto&&... args) { graph->run(args...); };
+                    return std::make_unique<cnn::DeviceStepRun>(in, name, step, bounds);
+                  }),
+                  needs);
 }
 
 // The step as a CUDA graph on the GPU, and step by step on the emulator, which has no graphs but

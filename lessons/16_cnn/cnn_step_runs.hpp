@@ -205,12 +205,12 @@ using DeviceStep = std::function<void(
 
 // A step on a device: parameters, zero moments, the images and labels copied in fresh before each
 // step (the harness's copy-in), the step the timed work; the parameters and the workspace (loss,
-// gradients) come back.
-template <typename Target>
+// gradients) come back. On the device backend chosen when it is made.
 class DeviceStepRun : public Run {
  public:
   DeviceStepRun(const StepInstance& in, std::string name, DeviceStep step, const StepBounds& bounds = kFp32Bounds)
       : in_(in),
+        backend_(active_device()),
         name_(std::move(name)),
         step_(std::move(step)),
         bounds_(bounds),
@@ -259,7 +259,7 @@ class DeviceStepRun : public Run {
     const std::span<const int> ints = host_ints_.span();
     if (bounds_.loss_scaled && ints[scaler_state_at()] != 0) {  // the step says it overflowed
       return check_skipped_step(in_, step_gradients(in_.net, in_.batch, floats), host_params_.span(),
-                                floats[scale_at()], name_of(name_, Target::backend));
+                                floats[scale_at()], name_of(name_, backend_));
     }
     const std::size_t pool1 = std::size_t(in_.batch) * in_.net.c1 * in_.net.side1() * in_.net.side1();
     const std::size_t pool2 = std::size_t(in_.batch) * in_.net.features();
@@ -268,7 +268,7 @@ class DeviceStepRun : public Run {
     const PoolChoices choices{
         ints.subspan(argmax_at(), pool1), ints.subspan(argmax_at() + pool1, pool2), 0, 0, pooled1, pooled2};
     return check_step(in_, step_loss(in_.net, in_.batch, floats)[0], step_gradients(in_.net, in_.batch, floats),
-                      host_params_.span(), choices, name_of(name_, Target::backend), bounds_);
+                      host_params_.span(), choices, name_of(name_, backend_), bounds_);
   }
 
  private:
@@ -283,18 +283,19 @@ class DeviceStepRun : public Run {
   }
 
   const StepInstance& in_;
+  Backend backend_;
   std::string name_;
   DeviceStep step_;
   StepBounds bounds_;
   std::size_t count_;
-  typename Target::template HostBuffer<float> host_params_, host_x_;
-  typename Target::template HostBuffer<int> host_labels_;
-  typename Target::template HostBuffer<float> host_floats_;
-  typename Target::template HostBuffer<int> host_ints_;
-  typename Target::template DeviceBuffer<float> params_, m_, v_, x_;
-  typename Target::template DeviceBuffer<int> labels_;
-  typename Target::template DeviceBuffer<float> floats_;
-  typename Target::template DeviceBuffer<int> ints_;
+  HostBuffer<float> host_params_, host_x_;
+  HostBuffer<int> host_labels_;
+  HostBuffer<float> host_floats_;
+  HostBuffer<int> host_ints_;
+  DeviceBuffer<float> params_, m_, v_, x_;
+  DeviceBuffer<int> labels_;
+  DeviceBuffer<float> floats_;
+  DeviceBuffer<int> ints_;
 };
 
 }  // namespace gpulab::cnn

@@ -49,12 +49,12 @@ Trainer cpu_trainer(const Layout& net, std::vector<float> initial) {
           [s] { return s->params; }};
 }
 
-// The device's buffers, for one batch; every call chooses the backend first (UseDevice), so the
-// trainer may be used from any thread.
-template <typename Target>
+// The device's buffers, for one batch, made on the backend chosen then; every call chooses that
+// backend again first (UseDevice), so the trainer may be used from any thread.
 struct DeviceState {
   template <typename T>
-  using Buffer = typename Target::template DeviceBuffer<T>;
+  using Buffer = DeviceBuffer<T>;
+  Backend backend = active_device();
   Layout net;
   Buffer<float> params, m, v, x;
   Buffer<int> labels;
@@ -72,16 +72,15 @@ struct DeviceState {
         ints(step_ints(layout, kTrainingBatch), "argmax") {}
 };
 
-template <typename Target>
 Trainer device_trainer(const Layout& net, const std::vector<float>& initial, const TrainingStep& training) {
-  auto s = std::make_shared<DeviceState<Target>>(net, initial.size());
+  auto s = std::make_shared<DeviceState>(net, initial.size());
   s->params.copy_from(initial);
   s->m.fill_bytes(0);
   s->v.fill_bytes(0);
   const StepFunction step = training.function;
   const bool mixed = training.loss_scaled;
   return {[s, step, mixed](std::span<const float> x, std::span<const int> labels, int t) {
-            UseDevice use(Target::backend);
+            UseDevice use(s->backend);
             const int batch = static_cast<int>(labels.size());
             s->x.copy_prefix_from(x);
             s->labels.copy_prefix_from(labels);
@@ -97,7 +96,7 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, con
             return loss[0];
           },
           [s](const Images& set) {
-            UseDevice use(Target::backend);
+            UseDevice use(s->backend);
             std::vector<int> picked;
             std::vector<float> logits;
             for (int first = 0; first < set.count; first += kTrainingBatch) {
@@ -113,7 +112,7 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, con
             return picked;
           },
           [s] {
-            UseDevice use(Target::backend);
+            UseDevice use(s->backend);
             std::vector<float> params(s->params.size());
             s->params.copy_to(params);
             return params;
@@ -125,7 +124,7 @@ Trainer device_trainer(const Layout& net, const std::vector<float>& initial, con
 
 Trainer make_trainer(const Layout& net, std::vector<float> initial, Backend backend, const TrainingStep& step) {
   if (backend == Backend::cpu) return cpu_trainer(net, std::move(initial));
-  return with_target(backend, [&]<typename Target>() { return device_trainer<Target>(net, initial, step); });
+  return on_backend(backend, [&] { return device_trainer(net, initial, step); });
 }
 
 }  // namespace gpulab::cnn

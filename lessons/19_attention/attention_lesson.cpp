@@ -170,17 +170,17 @@ RunFactory cpu_rows() {
 
 using DeviceAttention = void (*)(const tf::AttentionInputs&, std::span<float>, const tf::AttentionShape&);
 
-// The run of a kernel rung for one device target (make.template operator()<Target>()), Q, K and V
-// stored in `storage`; `weights_rounded`: it rounds the weights to that format before P V (the
+// The run of a kernel rung on the device backend chosen when it is made, Q, K and V stored in
+// `storage`; `weights_rounded`: it rounds the weights to that format before P V (the
 // tensor-core rungs); `threads`: its block.
-auto rung(const std::string& name, mx::Storage storage, DeviceAttention f, bool weights_rounded, int threads) {
+RunFactory rung(const std::string& name, mx::Storage storage, DeviceAttention f, bool weights_rounded, int threads) {
   const ArrayCheck check = check_of(weights_rounded ? mx::unit_roundoff(storage) : 0);
   const ArrayFunctionOf<Bits> fn = [f, storage](const InputsOf<Bits>& in, std::span<float> o, const Launch& launch) {
     f({storage, in[0], in[1], in[2]}, o, shape_of(launch));
   };
   Bits (*store)(float) = storage == mx::Storage::fp16 ? mx::fp16_bits : mx::bf16_bits;
   const KernelHooks hooks{[threads](int) { return threads; }};
-  return [=]<typename Target>() { return kernel_array_run<Target, Bits>(name, check, fn, hooks, store); };
+  return kernel_array_run<Bits>(name, check, fn, hooks, store);
 }
 
 // A kernel rung on every device backend.
@@ -192,14 +192,11 @@ std::vector<std::pair<Backend, RunFactory>> device(const std::string& name, mx::
 // The Hopper rung: its run on a GPU that has what it needs (a Hopper GPU, a build with sm_90a
 // code), skipped elsewhere with the reason.
 std::vector<std::pair<Backend, RunFactory>> hopper(const std::string& name, mx::Storage storage) {
-  const auto make = rung(name, storage, tf::attention_wgmma, true, 384);
+  const RunFactory run = rung(name, storage, tf::attention_wgmma, true, 384);
   return gpu_only(
-      [make]<typename Target>() -> RunFactory {
-        const RunFactory run = make.template operator()<Target>();
-        return [run](const Instance& in, const RunOptions& options) {
-          if (const std::string why = mx::hopper_missing(); !why.empty()) throw NotApplicable(why);
-          return run(in, options);
-        };
+      [run](const Instance& in, const RunOptions& options) {
+        if (const std::string why = mx::hopper_missing(); !why.empty()) throw NotApplicable(why);
+        return run(in, options);
       },
       "a Hopper GPU (TMA and wgmma)");
 }
@@ -211,9 +208,7 @@ std::vector<std::pair<Backend, RunFactory>> naive() {
   const ArrayFunctionOf<Bits> fn = [](const InputsOf<Bits>& in, std::span<float> o, const Launch& launch) {
     tf::attention_naive({mx::Storage::fp16, in[0], in[1], in[2]}, o, shape_of(launch), launch.workspace);
   };
-  return on_devices([=]<typename Target>() {
-    return kernel_array_run<Target, Bits>("naive", check_of(0), fn, hooks, mx::fp16_bits);
-  });
+  return on_devices(kernel_array_run<Bits>("naive", check_of(0), fn, hooks, mx::fp16_bits));
 }
 
 // head_dim 64 or 128, for the rungs whose kernels fix it.

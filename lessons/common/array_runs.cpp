@@ -35,7 +35,7 @@ RunFactory cpu_array_run(const std::string& name, const ArrayCheck& check, Array
 
 std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const ArrayCheck& check,
                                                             const ArrayFunction& fn, const KernelHooks& hooks) {
-  return on_devices([&]<typename Target>() { return kernel_array_run<Target>(name, check, fn, hooks); });
+  return on_devices(kernel_array_run(name, check, fn, hooks));
 }
 
 std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& name, const ArrayCheck& check,
@@ -46,7 +46,7 @@ std::vector<std::pair<Backend, RunFactory>> kernel_backends(const std::string& n
 
 std::vector<std::pair<Backend, RunFactory>> one_block_backends(const std::string& name, const ArrayCheck& check,
                                                                const ArrayFunction& fn, const std::string& instead) {
-  return on_devices([&]<typename Target>() { return one_block_run<Target>(name, check, fn, instead); });
+  return on_devices(one_block_run(name, check, fn, instead));
 }
 
 std::unique_ptr<ArrayInstance> random_inputs(const std::string& topic, const std::vector<std::string>& names,

@@ -144,15 +144,16 @@ inline KernelHooks with_occupancy(OccupancyFunction occupancy) {
   return hooks;
 }
 
-// A kernel on the GPU or emulated (Target): host copies of the inputs, filled once outside any
-// timer (as `Stored`: float, or a 16-bit format's bits through `store`); device buffers; the
-// function under test.
-template <typename Target, typename Stored = float>
+// A kernel on the device backend chosen while it is made (the GPU or the emulator): host copies of
+// the inputs, filled once outside any timer (as `Stored`: float, or a 16-bit format's bits through
+// `store`); device buffers; the function under test.
+template <typename Stored = float>
 class KernelArrayRun : public Run {
  public:
   KernelArrayRun(const ArrayInstance& in, std::string name, ArrayCheck check, int block, ArrayFunctionOf<Stored> fn,
                  KernelHooks hooks = {}, Stored (*store)(float) = nullptr)
       : in_(in),
+        backend_(active_device()),
         name_(std::move(name)),
         check_(std::move(check)),
         fn_(std::move(fn)),
@@ -186,7 +187,7 @@ class KernelArrayRun : public Run {
   void download() override { out_.copy_to(host_out_.span()); }
   // [/snippet]
   CheckResult check() const override {
-    return check_(host_out_.span(), in_, launch_.block, run_name(in_, name_, Target::backend));
+    return check_(host_out_.span(), in_, launch_.block, run_name(in_, name_, backend_));
   }
   int block() const override { return hooks_.threads ? hooks_.threads(launch_.block) : launch_.block; }
   std::optional<double> occupancy() const override {
@@ -196,40 +197,41 @@ class KernelArrayRun : public Run {
 
  private:
   const ArrayInstance& in_;
+  Backend backend_;
   std::string name_;
   ArrayCheck check_;
   ArrayFunctionOf<Stored> fn_;
   KernelHooks hooks_;
-  std::vector<typename Target::template HostBuffer<Stored>> host_in_;
-  std::vector<typename Target::template DeviceBuffer<Stored>> device_in_;
+  std::vector<HostBuffer<Stored>> host_in_;
+  std::vector<DeviceBuffer<Stored>> device_in_;
   InputsOf<Stored> device_spans_;
-  typename Target::template HostBuffer<float> host_out_;
-  typename Target::template DeviceBuffer<float> out_;
-  typename Target::template DeviceBuffer<float> workspace_;
+  HostBuffer<float> host_out_;
+  DeviceBuffer<float> out_;
+  DeviceBuffer<float> workspace_;
   Launch launch_;
 };
 
 RunFactory cpu_array_run(const std::string& name, const ArrayCheck& check, ArrayFunction fn,
                          float (*store)(float) = nullptr);
 
-template <typename Target, typename Stored = float>
+template <typename Stored = float>
 RunFactory kernel_array_run(const std::string& name, ArrayCheck check, ArrayFunctionOf<Stored> fn,
                             KernelHooks hooks = {}, Stored (*store)(float) = nullptr) {
   return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions& options) -> std::unique_ptr<Run> {
-    return std::make_unique<KernelArrayRun<Target, Stored>>(in, name, check, options.block, fn, hooks, store);
+    return std::make_unique<KernelArrayRun<Stored>>(in, name, check, options.block, fn, hooks, store);
   });
 }
 
 // One block of n threads (<<<1, n>>>). Past the device's limit the launch is tried anyway, so the
 // learner sees CUDA's own answer (the emulator gives the same), and the run is skipped with the
 // explanation and the variant that does it right.
-template <typename Target>
-RunFactory one_block_run(const std::string& name, ArrayCheck check, ArrayFunction fn, const std::string& instead) {
+inline RunFactory one_block_run(const std::string& name, ArrayCheck check, ArrayFunction fn,
+                                const std::string& instead) {
   return factory<ArrayInstance>([=](const ArrayInstance& in, const RunOptions&) -> std::unique_ptr<Run> {
     const std::size_t n = in.output_size();
-    auto run = std::make_unique<KernelArrayRun<Target>>(in, name, check,
-                                                        static_cast<int>(std::min<std::size_t>(n, 1u << 30)), fn);
-    const int limit = Target::device().max_threads_per_block;
+    auto run =
+        std::make_unique<KernelArrayRun<>>(in, name, check, static_cast<int>(std::min<std::size_t>(n, 1u << 30)), fn);
+    const int limit = active_device_info().max_threads_per_block;
     if (n > static_cast<std::size_t>(limit)) {
       try {
         run->upload();

@@ -74,12 +74,14 @@ class CpuExactRun : public Run {
   std::vector<Out> out_;
 };
 
-// On the GPU or the emulator (Target): the input in pinned host memory, copied in; the output back.
-template <typename Target, typename In, typename Out>
+// On the device backend chosen while it is made (the GPU or the emulator): the input in the
+// backend's host memory (pinned on the GPU), copied in; the output back.
+template <typename In, typename Out>
 class KernelExactRun : public Run {
  public:
   KernelExactRun(const ExactInstance<In, Out>& in, std::string name, int block, ExactFunction<In, Out> fn)
       : in_(in),
+        backend_(active_device()),
         name_(std::move(name)),
         block_(block),
         fn_(std::move(fn)),
@@ -98,19 +100,20 @@ class KernelExactRun : public Run {
   void download() override { out_.copy_to(host_out_.span()); }
   CheckResult check() const override {
     return check_exact<In, Out>(host_out_.span(), in_,
-                                in_.topic + " " + name_ + " (" + std::string(to_string(Target::backend)) + ")");
+                                in_.topic + " " + name_ + " (" + std::string(to_string(backend_)) + ")");
   }
   int block() const override { return block_; }
 
  private:
   const ExactInstance<In, Out>& in_;
+  Backend backend_;
   std::string name_;
   int block_;
   ExactFunction<In, Out> fn_;
-  typename Target::template HostBuffer<In> host_x_;
-  typename Target::template DeviceBuffer<In> x_;
-  typename Target::template HostBuffer<Out> host_out_;
-  typename Target::template DeviceBuffer<Out> out_;
+  HostBuffer<In> host_x_;
+  DeviceBuffer<In> x_;
+  HostBuffer<Out> host_out_;
+  DeviceBuffer<Out> out_;
 };
 
 template <typename In, typename Out>
@@ -125,11 +128,9 @@ std::vector<std::pair<Backend, RunFactory>> exact_cpu(const std::string& name, E
 template <typename In, typename Out>
 std::vector<std::pair<Backend, RunFactory>> exact_kernels(const std::string& name, ExactFunction<In, Out> fn) {
   using Data = ExactInstance<In, Out>;
-  return on_devices([&]<typename Target>() -> RunFactory {
-    return factory<Data>([=](const Data& in, const RunOptions& o) {
-      return std::make_unique<KernelExactRun<Target, In, Out>>(in, name, o.block, fn);
-    });
-  });
+  return on_devices(factory<Data>([=](const Data& in, const RunOptions& o) {
+    return std::make_unique<KernelExactRun<In, Out>>(in, name, o.block, fn);
+  }));
 }
 
 }  // namespace gpulab
