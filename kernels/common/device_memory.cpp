@@ -13,11 +13,11 @@
 
 namespace gpulab {
 
+#if GPULAB_HAVE_CUDA
 namespace {
 
 // Whether p was made by the emulator: its buffers all lie in one reserved range (memory.hpp).
 bool emulated_pointer(const void* p) {
-  if (!kGpuBuilt) return true;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   return a >= emulated::arena_begin && a < emulated::arena_end;
 }
@@ -27,6 +27,7 @@ std::mutex pinned_mutex;
 std::unordered_set<void*> pinned;
 
 }  // namespace
+#endif
 
 void* ActiveDeviceMemory::allocate(std::size_t bytes, const char* name, std::size_t element_bytes) {
 #if GPULAB_HAVE_CUDA
