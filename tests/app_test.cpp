@@ -449,6 +449,10 @@ TEST_CASE("kernel facts are read from the recorded file; occupancy says what lim
         "matmul::warp_tiled_kernel");
   CHECK(app::kernels_in_source("__global__ void a(int* x) {}\n__global__ __launch_bounds__(256) void b() {}") ==
         std::vector<std::string>{"a", "b"});
+  // Launch bounds after `void`, as lesson 05's register rungs write them, and with parentheses inside.
+  CHECK(app::kernels_in_source("__global__ void __launch_bounds__(kThreads)\n    c(float* x) {}\n"
+                               "__global__ void __launch_bounds__((kTile * kTile) / 4, 1) d() {}") ==
+        std::vector<std::string>{"c", "d"});
   // 256 threads of 215 registers: 216 × 32 = 6912 a warp, 9 warps an SM: one block of 8 warps.
   const app::Occupancy heavy = app::theoretical_occupancy(256, 215, 24832);
   CHECK(heavy.blocks_per_sm == 1);

@@ -77,7 +77,10 @@ std::string kernel_topic(const std::string& source_path) {
 }
 
 std::vector<std::string> kernels_in_source(const std::string& text) {
-  static const std::regex kernel(R"(__global__\s+(?:__launch_bounds__\([^)]*\)\s+)?void\s+(\w+)\s*\()");
+  // __launch_bounds__(…) stands before or after `void` (both are CUDA), its arguments may hold
+  // one level of parentheses: __launch_bounds__((kTile * kTile) / 4).
+  static const std::string bounds = R"((?:__launch_bounds__\((?:[^()]|\([^()]*\))*\)\s+)?)";
+  static const std::regex kernel("__global__\\s+" + bounds + "void\\s+" + bounds + R"((\w+)\s*\()");
   std::vector<std::string> names;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kernel); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[1];

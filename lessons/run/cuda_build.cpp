@@ -23,16 +23,17 @@ namespace gpulab::build {
 namespace {
 
 // Bumped when how a program is built changes, so that nothing built the old way is reused.
-constexpr const char* kRecipe = "objects, then link; headers mirrored; cuda_runtime.h precompiled (6)";
+constexpr const char* kRecipe = "objects, then link; headers mirrored; cuda_runtime.h precompiled (7)";
 
 // `cuda`: for a learner's .cu, which, as nvcc does, gets cuda_runtime.h before its first line — the
 // emulator's, precompiled at GPU Lab's build with these flags (GPULAB_EMULATOR_PCH: its 87,000
 // lines parsed once there, not in every file: 2.1 s -> 0.6 s a file). Its folder comes first, so
 // the file's own #include <cuda_runtime.h> finds the guarded copy there. Where the precompiled
 // header does not fit (another compiler, a -D it depends on), GCC reads the header instead.
+// after_precompiled.h says again the diagnostic pragma the precompiled form leaves out.
 std::string emulated_flags(bool cuda = false) {
   const std::string precompiled =
-      cuda ? std::string(" -I") + GPULAB_EMULATOR_PCH + " -include cuda_runtime.h " + GPULAB_CHECKED_FLAGS : "";
+      cuda ? std::string(" -I") + GPULAB_EMULATOR_PCH + " -include cuda_runtime.h -include after_precompiled.h " + GPULAB_CHECKED_FLAGS : "";
   return std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile" + precompiled + " -I" +
          GPULAB_EMULATOR_INCLUDE + " -I" + GPULAB_KERNELS_INCLUDE;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -11,8 +12,6 @@
 namespace gpulab {
 
 namespace {
-
-constexpr double kUnit = 0x1.0p-24;  // a float's unit roundoff
 
 // One output row (n, k, p) in float64: its values and Σ|x·w| per element.
 void reference_row(std::span<const float> x, std::span<const float> w, const conv::Shape& sh, int n, int k, int p,
@@ -55,7 +54,7 @@ double bound_of(const ConvReference& ref, ConvArithmetic arithmetic, std::size_t
   const double magnitude = ref.magnitude[checked];
   switch (arithmetic) {
     case ConvArithmetic::direct:
-      return 2 * terms * kUnit * magnitude;
+      return 2 * terms * kFloatUnit * magnitude;
     case ConvArithmetic::winograd: {
       // The transforms add and subtract the inputs of a whole tile (cuDNN's are up to 6 × 6
       // outputs) before the products, so an output's rounding follows its tile's inputs, not its
@@ -65,7 +64,7 @@ double bound_of(const ConvReference& ref, ConvArithmetic arithmetic, std::size_t
       // Winograd ones can: the direct and GEMM ones add exact zeros, the FFT ones have their bound.)
       const Position at = position(element, sh);
       const double tile = std::max(magnitude, ref.image_max[at.n] * ref.filter_abs_sum[at.k]);
-      return 4 * (2 * terms + 16) * kUnit * tile;
+      return 4 * (2 * terms + 16) * kFloatUnit * tile;
     }
     case ConvArithmetic::winograd_4x4:  // the transforms magnify 36 times as much (conv_check.hpp)
       return 36 * bound_of(ref, ConvArithmetic::winograd, element, checked);
@@ -73,7 +72,7 @@ double bound_of(const ConvReference& ref, ConvArithmetic arithmetic, std::size_t
       const Position at = position(element, sh);
       const double lh = sh.h + 2 * sh.pad, lw = sh.w + 2 * sh.pad;  // at least the transform's size
       const double log_l = std::log2(std::max(4.0, 4 * lh * lw));   // the sizes cuFFT picks are < 2·(H + 2·pad)
-      return 8 * (log_l + sh.c) * kUnit * ref.image_norm[at.n] * ref.filter_norm[at.k];
+      return 8 * (log_l + sh.c) * kFloatUnit * ref.image_norm[at.n] * ref.filter_norm[at.k];
     }
   }
   return 0;
@@ -148,6 +147,16 @@ ConvReference conv_reference(std::span<const float> x, std::span<const float> w,
   return ref;
 }
 
+Expected direct_expected(const ConvReference& ref) {
+  if (ref.sampled) throw std::invalid_argument("direct_expected: a sampled reference holds only some elements");
+  Expected e;
+  e.value = ref.expected;
+  e.bound.resize(ref.expected.size());
+  for (std::size_t i = 0; i < e.bound.size(); ++i)
+    e.bound[i] = bound_of(ref, ConvArithmetic::direct, i, i) + kTinyBound;
+  return e;
+}
+
 CheckResult check_conv(std::span<const float> y, const ConvReference& ref, ConvArithmetic arithmetic, bool bias_relu,
                        const std::string& what) {
   const conv::Shape& sh = ref.shape;
@@ -166,7 +175,7 @@ CheckResult check_conv(std::span<const float> y, const ConvReference& ref, ConvA
   };
   auto bound_at = [&](std::size_t checked, std::size_t element) {
     const double b = bound_of(ref, arithmetic, element, checked);
-    return bias_relu ? b + kUnit * std::abs(expected_of(checked, element)) : b;
+    return bias_relu ? b + kFloatUnit * std::abs(expected_of(checked, element)) : b;
   };
   double diff2 = 0, ref2 = 0;
   std::size_t bad = 0;

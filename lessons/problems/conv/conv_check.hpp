@@ -27,6 +27,7 @@
 
 #include "common/verify.hpp"
 #include "conv/conv_shape.hpp"
+#include "problems/expected.hpp"
 
 namespace gpulab {
 
@@ -49,6 +50,10 @@ inline constexpr double kFullCheckMacs = 2e8;
 
 ConvReference conv_reference(std::span<const float> x, std::span<const float> w, std::span<const float> bias,
                              const conv::Shape& shape, std::uint64_t seed);
+
+// Every element of a reference made whole (not sampled) with its direct sum's bound: what the
+// grader checks a learner's convolution against.
+Expected direct_expected(const ConvReference& ref);
 
 // `what` names the run: "conv winograd (gpu)". `bias_relu`: y is ReLU(x ⋆ w + bias).
 CheckResult check_conv(std::span<const float> y, const ConvReference& ref, ConvArithmetic arithmetic, bool bias_relu,
