@@ -187,25 +187,27 @@ void check_sizes(const LayerNormInputs& in, std::span<float> y, std::size_t rows
   if (rows > 2147483647u) throw std::invalid_argument("layer_norm: at most 2^31 - 1 rows (a block a row)");
 }
 
-using BlockRowKernel = void (*)(const float*, const float*, const float*, float*, std::size_t);
-
-void block_per_row(BlockRowKernel kernel, const char* name, const LayerNormInputs& in, std::span<float> y,
-                   std::size_t rows, std::size_t cols, unsigned threads) {
+// A block a row: each launcher launches its kernel by its own name (not through a pointer), which
+// is the name the emulator's counts and the app's Memory view give it.
+dim3 block_per_row(const LayerNormInputs& in, std::span<float> y, std::size_t rows, std::size_t cols) {
   check_sizes(in, y, rows, cols);
-  if (y.empty()) return;
-  const dim3 grid(static_cast<unsigned>(rows)), block(threads);
-  kernel<<<grid, block>>>(in.x.data(), in.gamma.data(), in.beta.data(), y.data(), cols);
-  check_launch(name, grid, block);
+  return dim3(static_cast<unsigned>(rows));
 }
 
 }  // namespace
 
 void layer_norm_two_pass(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
-  block_per_row(layer_norm_two_pass_kernel, "layer_norm_two_pass_kernel", in, y, rows, cols, kBlock);
+  const dim3 grid = block_per_row(in, y, rows, cols), block(kBlock);
+  if (y.empty()) return;
+  layer_norm_two_pass_kernel<<<grid, block>>>(in.x.data(), in.gamma.data(), in.beta.data(), y.data(), cols);
+  check_launch("layer_norm_two_pass_kernel", grid, block);
 }
 
 void layer_norm_sum_of_squares(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
-  block_per_row(layer_norm_sum_of_squares_kernel, "layer_norm_sum_of_squares_kernel", in, y, rows, cols, kBlock);
+  const dim3 grid = block_per_row(in, y, rows, cols), block(kBlock);
+  if (y.empty()) return;
+  layer_norm_sum_of_squares_kernel<<<grid, block>>>(in.x.data(), in.gamma.data(), in.beta.data(), y.data(), cols);
+  check_launch("layer_norm_sum_of_squares_kernel", grid, block);
 }
 
 void layer_norm_welford_warp(LayerNormInputs in, std::span<float> y, std::size_t rows, std::size_t cols) {
@@ -228,7 +230,10 @@ void layer_norm_registers(LayerNormInputs in, std::span<float> y, std::size_t ro
   // The fewest threads (at least a warp, at most 1024) that hold the row's float4s, kHeld each.
   unsigned threads = 32;
   while (cols / 4 > std::size_t{threads} * kHeld) threads *= 2;
-  block_per_row(layer_norm_registers_kernel, "layer_norm_registers_kernel", in, y, rows, cols, threads);
+  const dim3 grid = block_per_row(in, y, rows, cols), block(threads);
+  if (y.empty()) return;
+  layer_norm_registers_kernel<<<grid, block>>>(in.x.data(), in.gamma.data(), in.beta.data(), y.data(), cols);
+  check_launch("layer_norm_registers_kernel", grid, block);
 }
 
 }  // namespace gpulab::transformer
