@@ -1,6 +1,5 @@
 #include "common/device_memory.hpp"
 
-#include <cstdint>
 #include <mutex>
 #include <unordered_set>
 
@@ -16,12 +15,6 @@ namespace gpulab {
 #if GPULAB_HAVE_CUDA
 namespace {
 
-// Whether p was made by the emulator: its buffers all lie in one reserved range (memory.hpp).
-bool emulated_pointer(const void* p) {
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  return a >= emulated::arena_begin && a < emulated::arena_end;
-}
-
 // The pinned host buffers still held, so each is given back to the allocator that made it.
 std::mutex pinned_mutex;
 std::unordered_set<void*> pinned;
@@ -36,30 +29,31 @@ void* ActiveDeviceMemory::allocate(std::size_t bytes, const char* name, std::siz
   return emulated::GuardedMemory::allocate(bytes, name, element_bytes);
 }
 
+// A buffer lying in the emulator's arena was made there; any other, on the GPU.
 void ActiveDeviceMemory::free(void* p) noexcept {
 #if GPULAB_HAVE_CUDA
-  if (!emulated_pointer(p)) return gpu::DeviceMemory::free(p);
+  if (!emulated::in_arena(p)) return gpu::DeviceMemory::free(p);
 #endif
   emulated::GuardedMemory::free(p);
 }
 
 void ActiveDeviceMemory::upload(void* device, const void* host, std::size_t bytes) {
 #if GPULAB_HAVE_CUDA
-  if (!emulated_pointer(device)) return gpu::DeviceMemory::upload(device, host, bytes);
+  if (!emulated::in_arena(device)) return gpu::DeviceMemory::upload(device, host, bytes);
 #endif
   emulated::GuardedMemory::upload(device, host, bytes);
 }
 
 void ActiveDeviceMemory::download(void* host, const void* device, std::size_t bytes) {
 #if GPULAB_HAVE_CUDA
-  if (!emulated_pointer(device)) return gpu::DeviceMemory::download(host, device, bytes);
+  if (!emulated::in_arena(device)) return gpu::DeviceMemory::download(host, device, bytes);
 #endif
   emulated::GuardedMemory::download(host, device, bytes);
 }
 
 void ActiveDeviceMemory::fill(void* device, unsigned char value, std::size_t bytes) {
 #if GPULAB_HAVE_CUDA
-  if (!emulated_pointer(device)) return gpu::DeviceMemory::fill(device, value, bytes);
+  if (!emulated::in_arena(device)) return gpu::DeviceMemory::fill(device, value, bytes);
 #endif
   emulated::GuardedMemory::fill(device, value, bytes);
 }

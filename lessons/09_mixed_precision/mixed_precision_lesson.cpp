@@ -72,10 +72,9 @@ using Backends = std::vector<std::pair<Backend, RunFactory>>;
 using Missing = std::function<std::string()>;
 
 // The run of a GPU variant, on the backend chosen when it is made (gpu_only makes it for the GPU
-// alone): the array run
-// with A and B stored as `Element`, checked with the bound of the format; a 16-bit format on
-// tensor cores that do not take it, or a kernel this GPU lacks what for (`missing`), is skipped,
-// saying so.
+// alone): the array run with A and B stored as `Element`, checked with the bound of the format; a
+// 16-bit format on tensor cores that do not take it, or a kernel this GPU lacks what for
+// (`missing`), is skipped, saying so.
 template <typename Element>
 RunFactory gpu_run(const std::string& name, Format format, GemmOn<Element> gemm, Missing missing = {}) {
   const ArrayFunctionOf<Element> multiply = [gemm](const InputsOf<Element>& in, std::span<float> c, const Launch& l) {

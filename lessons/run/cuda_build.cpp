@@ -32,8 +32,10 @@ constexpr const char* kRecipe = "objects, then link; headers mirrored; cuda_runt
 // header does not fit (another compiler, a -D it depends on), GCC reads the header instead.
 // after_precompiled.h says again the diagnostic pragma the precompiled form leaves out.
 std::string emulated_flags(bool cuda = false) {
-  const std::string precompiled =
-      cuda ? std::string(" -I") + GPULAB_EMULATOR_PCH + " -include cuda_runtime.h -include after_precompiled.h " + GPULAB_CHECKED_FLAGS : "";
+  const std::string precompiled = cuda ? std::string(" -I") + GPULAB_EMULATOR_PCH +
+                                             " -include cuda_runtime.h -include after_precompiled.h " +
+                                             GPULAB_CHECKED_FLAGS
+                                       : "";
   return std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile" + precompiled + " -I" +
          GPULAB_EMULATOR_INCLUDE + " -I" + GPULAB_KERNELS_INCLUDE;
 }

@@ -13,7 +13,6 @@
 #include <string>
 
 #include "base/device_buffer.hpp"
-#include "base/owned_buffer.hpp"
 
 namespace gpulab::emulated {
 
@@ -33,6 +32,10 @@ struct Allocation {
 
 // The arena's bounds: an address in [arena_begin, arena_end) is device memory, live or not.
 extern std::uintptr_t arena_begin, arena_end;
+inline bool in_arena(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  return a >= arena_begin && a < arena_end;
+}
 // Changes whenever a buffer is allocated or freed (lookups cached by the checker compare it).
 extern std::atomic<std::uint64_t> arena_version;
 
@@ -101,8 +104,6 @@ struct HostMemory {
 
 template <typename T>
 using DeviceBuffer = BasicDeviceBuffer<T, GuardedMemory>;
-template <typename T>
-using HostBuffer = OwnedBuffer<T, HostMemory>;
 
 // The live buffer that holds [p, p + bytes), or why there is none ("" and the buffer's size when
 // there is): what cudaMemcpy and cudaFree check a device pointer against.
