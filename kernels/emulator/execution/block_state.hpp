@@ -54,7 +54,8 @@ struct Tile {
 struct Thread {
   uint3 idx;
   unsigned linear = 0;
-  ctx::fiber fiber;  // the suspended thread, while it waits
+  unsigned slot = 0;  // its place in its block's `waiting`
+  ctx::fiber fiber;   // the suspended thread, while it waits
   bool done = false;
 };
 
@@ -74,11 +75,10 @@ struct Block {
   std::uint64_t barrier_generation = 0;
   const char* barrier_file = nullptr;  // where the first thread at the current barrier waits
   int barrier_line = 0;
-  bool abandoned = false;        // the thread just resumed was stopped: its fiber must not be touched
-  bool diverged = false;         // synccheck saw threads wait at different barriers (what follows is its echo)
-  int votes[2] = {0, 0};         // __syncthreads_count/and/or's sums, by generation parity
-  std::uint64_t progress = 0;    // any arrival, release or exit: no progress in a round is a deadlock
-  Thread* first_wait = nullptr;  // a runner's thread that just waited for the first time
+  bool abandoned = false;      // the thread just resumed was stopped: its fiber must not be touched
+  bool diverged = false;       // synccheck saw threads wait at different barriers (what follows is its echo)
+  int votes[2] = {0, 0};       // __syncthreads_count/and/or's sums, by generation parity
+  std::uint64_t progress = 0;  // any arrival, release or exit: no progress in a round is a deadlock
   // Until a thread of the block synchronises, threads run one after another to their end and
   // nobody counts who has exited: a kernel without barriers pays nothing for them. The first
   // barrier or warp operation settles the count (settle()); from then on every exit is counted.
@@ -93,7 +93,7 @@ extern thread_local constinit Block* running_block;
 inline void settle(Block& b) {
   if (b.counting) return;
   b.counting = true;
-  const unsigned t = running_linear;
+  const unsigned t = running_linear();
   b.live = b.count - t;
   for (unsigned w = 0; w < t / 32; ++w) b.warps[w].live = 0;
   if (t % 32 != 0) b.warps[t / 32].live &= ~((1u << (t % 32)) - 1);

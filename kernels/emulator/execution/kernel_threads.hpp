@@ -132,17 +132,20 @@ void note_volatile(const char* file, int line);
 
 namespace detail {
 
-// The running CUDA thread: its number in the block, and its record, which a thread gets only
-// when it first waits (scheduler.cpp).
+// The running CUDA thread: its record, which a thread gets only when it first waits
+// (scheduler.cpp), and its number in the block, x fastest, from its index (which the worker
+// sets before it resumes a thread): nothing a thread loop must store for every thread.
 struct Thread;
-extern thread_local constinit unsigned running_linear;
 extern thread_local constinit Thread* running_thread;
+inline unsigned running_linear() {
+  return ::threadIdx.x + ::blockDim.x * (::threadIdx.y + ::blockDim.y * ::threadIdx.z);
+}
 
 // The running thread's synchronisation so far, for racecheck: its block's barrier count (high
 // half) and its warp's __syncwarp count (low half).
 inline std::uint64_t sync_stamp() {
   const BlockContext& b = *current_block;
-  return b.barrier_generation << 32 | (b.warp_syncs[running_linear / 32] & 0xFFFFFFFFu);
+  return b.barrier_generation << 32 | (b.warp_syncs[running_linear() / 32] & 0xFFFFFFFFu);
 }
 
 // Where a runner starts threads one after another, and how far it may go (scheduler.cpp).
@@ -161,28 +164,47 @@ bool thread_ended(unsigned linear);
 
 // Runs threads from `from` until one waits or all have run; returns the number of the next
 // thread it did not start. A template, so that the kernel's call is inlined into the loop.
-template <typename Body>
+// A row of threads (threadIdx.x counting up) is the inner loop, and it stores nothing but
+// threadIdx.x for each thread: a thread that meets no barrier, exchange or check calls nothing,
+// so for a kernel like a vector add the compiler keeps everything else in registers and the
+// loop is the kernel's own arithmetic plus a compare. What can change under it — a thread
+// waited (running_thread), the block began counting exits (a barrier, __activemask) — changes
+// only in a call, and the compiler reloads it after one.
+template <typename Body, bool checked>
 [[gnu::always_inline]] inline unsigned thread_loop(const void* body, const Starts& from) {
-  const Body& kernel = *static_cast<const Body*>(body);
+  // (A copy on this frame, which no kernel's pointer reaches: its arguments stay in registers.)
+  const Body kernel = *static_cast<const Body*>(body);
   // (The index in three scalars, each stored on its own: a uint3 copied whole is reloaded wider
   // than it was stored, which stalls the loop on every thread.)
   unsigned t = from.next, x = from.idx.x, y = from.idx.y, z = from.idx.z;
   const unsigned count = from.count, dim_x = from.dim.x, dim_y = from.dim.y;
+  const bool* counting = from.counting;
+  running_thread = nullptr;  // a thread that waits gets a record, and its runner returns below
   while (t < count) {
-    running_linear = t;
-    running_thread = nullptr;
-    ::threadIdx.x = x, ::threadIdx.y = y, ::threadIdx.z = z;
-    try {
-      kernel();
-    } catch (...) {
-      thread_threw();
+    ::threadIdx.y = y, ::threadIdx.z = z;
+    const unsigned row_end = dim_x - x < count - t ? dim_x : x + (count - t);  // (std::min is instrumented)
+    while (x < row_end) {
+      // The row's threads up to the first whose end the block must hear of. (No call in this
+      // loop but the kernel's own: one would make the compiler reload everything after it.)
+      for (; x < row_end; ++x, ++t) {
+        ::threadIdx.x = x;
+        // The checks find the running thread from threadIdx, but GCC takes its instrumentation's
+        // calls to read no memory and would store the index once, after the row: not past here.
+        if constexpr (checked) asm volatile("" ::: "memory");
+        try {
+          kernel();
+        } catch (...) {
+          thread_threw();
+        }
+        if (running_thread != nullptr || *counting) break;
+      }
+      if (x == row_end) break;
+      const bool waited = thread_ended(t);
+      ++x, ++t;
+      if (waited) return t;
     }
-    if ((running_thread != nullptr || *from.counting) && thread_ended(t)) return t + 1;
-    if (++x == dim_x) {  // the next thread's index, without a division
-      x = 0;
-      if (++y == dim_y) y = 0, ++z;
-    }
-    ++t;
+    x = 0;  // the next row (a division-free step to the next thread's index)
+    if (++y == dim_y) y = 0, ++z;
   }
   return t;
 }
@@ -191,11 +213,11 @@ template <typename Body>
 // instrumentation leaves alone, runs as plain compiled code.
 template <typename Body>
 unsigned run_threads(const void* body, const Starts& from) {
-  return thread_loop<Body>(body, from);
+  return thread_loop<Body, true>(body, from);
 }
 template <typename Body>
 [[gnu::no_sanitize_thread]] unsigned run_threads_fast(const void* body, const Starts& from) {
-  return thread_loop<Body>(body, from);
+  return thread_loop<Body, false>(body, from);
 }
 using ThreadLoop = unsigned (*)(const void* body, const Starts& from);
 struct ThreadLoops {

@@ -1,15 +1,15 @@
 // The emulator's execution: blocks are spread over a pool of worker threads; inside a block every
 // CUDA thread runs until it must wait for others (__syncthreads, a warp shuffle or vote) and then
 // yields; the worker resumes the block's waiting threads round after round until all have
-// finished. So a barrier really is a meeting point: a thread that reads shared memory before the
-// barrier that would have ordered it sees what a GPU might show — another thread's element not
-// written yet.
+// finished, each thread of a round handing over straight to the next. So a barrier really is a meeting point: a thread
+// that reads shared memory before the barrier that would have ordered it sees what a GPU might show — another thread's
+// element not written yet.
 //
 // Threads start one after another on a "runner" fiber. A thread that finishes without waiting
 // needs no fiber of its own; one that waits keeps the runner it was on (its stack is there), and
-// a fresh runner starts the next thread. So a kernel without barriers costs one fiber per block,
-// not one per thread, and the order in which threads run is the same either way: thread 0 until
-// it waits or ends, then thread 1, ...
+// a fresh runner starts the next thread. So a kernel without barriers costs one fiber per worker
+// (its runner parks between blocks), and the order in which threads run is the same either way:
+// thread 0 until it waits or ends, then thread 1, ...
 //
 // A thread the checked mode stops (a wild access) is abandoned where it stands: its fiber is
 // never resumed nor unwound (unwinding could not pass the instrumentation's calls, which GCC
@@ -50,14 +50,36 @@ namespace ctx = boost::context;
 namespace detail {
 
 thread_local constinit BlockContext* current_block = nullptr;
-thread_local constinit unsigned running_linear = 0;
 thread_local constinit Thread* running_thread = nullptr;
 thread_local constinit Block* running_block = nullptr;
 
 namespace {
 
-thread_local ctx::fiber* current_sink = nullptr;      // where the running fiber yields to
 thread_local constinit bool on_thread_fiber = false;  // a kernel thread is running (not the worker)
+
+// Who switches to whom. A waiting thread hands over straight to the next waiting thread of the
+// round (one switch a thread at each barrier, not two through the worker); the last of the round,
+// a thread's first wait, its end and a stopped thread go back to the worker. Boost hands the
+// context that was switched to the continuation of the one that switched, and that is kept where
+// it belongs: in the switching thread's record, or as the worker's continuation.
+thread_local ctx::fiber worker;                      // the worker's continuation while a kernel thread runs
+thread_local constinit Thread* handed_by = nullptr;  // the thread that switched here (nullptr: the worker)
+thread_local constinit Thread* came_back = nullptr;  // for the worker: whose continuation it gets back
+
+// After a switch returns here, or at a fiber's start: keeps the continuation of the one that switched.
+void keep(ctx::fiber&& from) {
+  if (handed_by == nullptr) {
+    worker = std::move(from);
+  } else {
+    handed_by->fiber = std::move(from);
+  }
+}
+
+// Back to the worker, which gets `self`'s continuation (nullptr: a runner's, parked or ended).
+void to_worker(Thread* self) {
+  came_back = self;
+  keep(std::move(worker).resume());
+}
 
 // What the SIGSEGV handler saw, for the worker to report once it is back on its own stack.
 struct SignalFault {
@@ -70,34 +92,49 @@ thread_local constinit SignalFault signal_fault;
 // Back to the worker for good: the thread's fiber is left as it is.
 [[noreturn]] void abandon() {
   running_block->abandoned = true;
-  ctx::fiber* sink = current_sink;
-  (void)std::move(*sink).resume();
+  came_back = running_thread;
+  (void)std::move(worker).resume();
   std::abort();  // never resumed
 }
 
 }  // namespace
 
-// Back to the worker, which sets running_thread and ::threadIdx before it resumes a fiber.
+// Waits: the first time, the thread gets a record and goes back to the worker, which starts a new
+// runner for the threads after it; after that it hands over to the next waiting thread that can
+// run (whoever resumes a thread sets running_thread and ::threadIdx first).
 void yield() {
-  if (running_thread == nullptr) {  // its first wait: it gets a record, and a runner takes over
-    Block& b = *running_block;
-    Thread& self = b.threads[running_linear];
-    self.linear = running_linear;
+  Block& b = *running_block;
+  if (running_thread == nullptr) {
+    Thread& self = b.threads[running_linear()];
+    self.linear = running_linear();
     self.idx = ::threadIdx;
     self.done = false;
-    running_thread = b.first_wait = &self;
+    self.slot = static_cast<unsigned>(b.waiting.size());
+    running_thread = &self;
     b.waiting.push_back(&self);
     uint3 next = self.idx;  // the runner that takes over starts at the next thread
     if (++next.x == b.dim.x) {
       next.x = 0;
       if (++next.y == b.dim.y) next.y = 0, ++next.z;
     }
-    b.next = running_linear + 1;
+    b.next = running_linear() + 1;
     b.next_idx = next;
+    to_worker(&self);
+    return;
   }
-  ctx::fiber* sink = current_sink;
-  *sink = std::move(*sink).resume();
-  current_sink = sink;
+  Thread* self = running_thread;
+  if (!b.error) {
+    for (std::size_t i = self->slot + 1; i < b.waiting.size(); ++i) {
+      Thread* next = b.waiting[i];
+      if (next->done || !next->fiber) continue;
+      running_thread = next;
+      ::threadIdx = next->idx;
+      handed_by = self;
+      keep(std::move(next->fiber).resume());
+      return;
+    }
+  }
+  to_worker(self);
 }
 
 void not_emulated(const char* what) {
@@ -167,8 +204,11 @@ void give_signal_stack() {
 
 // After a resume: if the thread was stopped, its fiber is kept from being destroyed (which would
 // unwind it) and the fault the signal handler saw becomes the block's error.
-bool stopped(Block& block, ctx::fiber&& fiber) {
-  if (!block.abandoned) return false;
+bool stopped_slow(Block& block, ctx::fiber&& fiber);
+inline bool stopped(Block& block, ctx::fiber&& fiber) {
+  return block.abandoned && stopped_slow(block, std::move(fiber));  // (inline: asked at every resume)
+}
+bool stopped_slow(Block& block, ctx::fiber&& fiber) {
   block.abandoned = false;
   thread_local auto* graveyard = new std::vector<ctx::fiber>;  // never destroyed, never resumed
   graveyard->push_back(std::move(fiber));
@@ -193,17 +233,42 @@ ctx::pooled_fixedsize_stack& stack_pool() {
   return pool;
 }
 
+// What a runner runs next: the worker sets it before it resumes one.
+struct RunnerJob {
+  Block* block = nullptr;
+  detail::ThreadLoop loop = nullptr;
+  const void* body = nullptr;
+};
+thread_local constinit RunnerJob runner_job;
+
 // Starts threads one after another until one waits (then this runner is that thread's fiber,
-// and the worker starts a new runner for the rest) or all have started.
-ctx::fiber start_runner(Block& block, detail::ThreadLoop loop, const void* body) {
-  return ctx::fiber(std::allocator_arg, stack_pool(), [&block, loop, body](ctx::fiber&& sink) {
-    ctx::fiber my_sink = std::move(sink);
-    detail::current_sink = &my_sink;
-    const detail::Starts from{block.next, block.next_idx, block.dim, block.count, &block.counting};
-    const unsigned next = loop(body, from);
-    block.next = std::max(block.next, next);
-    return my_sink;
+// and the worker starts a new runner for the rest) or all have started. A runner on which no
+// thread waited parks instead of ending, and the worker resumes it for its next block: a kernel
+// without barriers costs one fiber per worker, not one per block. (Parking the runners of threads
+// that waited as well, for the next block's, was slower: 1.06-1.13 s against 0.97 s for the tree
+// reduction of emulator_benchmark.)
+ctx::fiber start_runner() {
+  return ctx::fiber(std::allocator_arg, stack_pool(), [](ctx::fiber&& sink) {
+    detail::keep(std::move(sink));
+    for (;;) {
+      const RunnerJob job = runner_job;
+      Block& block = *job.block;
+      const detail::Starts from{block.next, block.next_idx, block.dim, block.count, &block.counting};
+      const unsigned next = job.loop(job.body, from);
+      block.next = std::max(block.next, next);
+      if (detail::running_thread != nullptr) {  // the thread that waited here has ended: so does its runner
+        detail::came_back = detail::running_thread;
+        return std::move(detail::worker);
+      }
+      detail::to_worker(nullptr);  // parked until the worker's next block
+    }
   });
+}
+
+// The worker's parked runner (see start_runner), if it has one.
+ctx::fiber& idle_runner() {
+  thread_local ctx::fiber runner;
+  return runner;
 }
 
 void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& context) {
@@ -246,34 +311,44 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
   for (;;) {
     const std::uint64_t before = block.progress;
     while (block.next < count && !block.error) {
-      // (The runner's fiber comes from the pool; when no thread waits on it, it ends with the block.)
-      block.first_wait = nullptr;
+      // (A new runner's fiber comes from the pool; when no thread waits on it, it parks.)
       detail::on_thread_fiber = true;
-      ctx::fiber runner = std::move(start_runner(block, loop, body)).resume();
+      runner_job = {&block, loop, body};
+      detail::handed_by = nullptr;
+      ctx::fiber& idle = idle_runner();
+      ctx::fiber runner = std::move(idle ? std::move(idle) : start_runner()).resume();
       detail::on_thread_fiber = false;
+      Thread* waited = detail::came_back;  // the thread that waits on this runner's stack, if one does
       if (stopped(block, std::move(runner))) {
-        if (block.first_wait != nullptr) block.first_wait->done = true;
+        if (waited != nullptr) waited->done = true;
         break;
       }
-      if (runner) block.first_wait->fiber = std::move(runner);  // that thread waits on this runner's stack
+      if (waited != nullptr) {
+        waited->fiber = std::move(runner);
+      } else if (runner) {
+        idle = std::move(runner);  // every thread it started has ended: parked for the next block
+      }
     }
-    unsigned waiting = 0;
-    for (Thread* thread : block.waiting) {
-      if (block.error) break;
+    // A round: the waiting threads in the order they first waited, each handing over to the next.
+    for (std::size_t i = 0; i < block.waiting.size() && !block.error; ++i) {
+      Thread* thread = block.waiting[i];
       if (thread->done || !thread->fiber) continue;
       detail::running_thread = thread;
-      detail::running_linear = thread->linear;
       ::threadIdx = thread->idx;
       detail::on_thread_fiber = true;
+      detail::handed_by = nullptr;
       ctx::fiber next = std::move(thread->fiber).resume();
       detail::on_thread_fiber = false;
+      Thread* last = detail::came_back;  // the round's last thread so far
       if (stopped(block, std::move(next))) {
-        thread->done = true;
+        last->done = true;
         break;
       }
-      thread->fiber = std::move(next);
-      if (!thread->done) ++waiting;
+      last->fiber = std::move(next);
+      i = last->slot;
     }
+    unsigned waiting = 0;
+    for (const Thread* thread : block.waiting) waiting += !thread->done && thread->fiber;
     if (block.error) {
       // Destroying the waiting fibers unwinds them; the storage stays for the worker's next block.
       for (Thread* thread : block.waiting) thread->fiber = {};

@@ -69,7 +69,6 @@ std::string site(const char* file, int line) {
 
 // synccheck: the threads of a block must all wait at the same barrier.
 void check_barrier_site(Block& b, const char* file, int line) {
-  if (!check::tracking()) return;
   if (b.arrived == 0) {
     b.barrier_file = file, b.barrier_line = line;
     return;
@@ -103,7 +102,7 @@ void check_barrier_complete(const Block& b) {
 // Waits at the block's barrier; returns the generation it opened.
 std::uint64_t arrive_at_barrier(Block& b, const char* file, int line) {
   settle(b);
-  check_barrier_site(b, file, line);
+  if (check::tracking()) check_barrier_site(b, file, line);
   const std::uint64_t generation = b.barrier_generation;
   ++b.progress;
   if (++b.arrived == b.live) {  // the last to arrive opens the barrier and goes on
@@ -139,7 +138,7 @@ int syncthreads_vote(int predicate, BlockVote vote) {
 namespace {
 Exchange exchange(unsigned mask, std::uint64_t value, bool syncwarp) {
   Block& b = *running_block;
-  const unsigned lane = running_linear % 32;
+  const unsigned lane = running_linear() % 32;
   if ((mask >> lane & 1u) == 0) {
     throw std::runtime_error("a warp operation's mask (0x" +
                              [&] {
@@ -151,7 +150,7 @@ Exchange exchange(unsigned mask, std::uint64_t value, bool syncwarp) {
                              ": every thread that calls a *_sync operation must be named in its mask");
   }
   settle(b);
-  Warp& w = b.warps[running_linear / 32];
+  Warp& w = b.warps[running_linear() / 32];
   WarpGroup& g = w.group(mask);
   g.syncwarp = g.syncwarp || syncwarp;
   const std::uint64_t generation = g.generation;
@@ -161,7 +160,7 @@ Exchange exchange(unsigned mask, std::uint64_t value, bool syncwarp) {
   ++b.progress;
   if (all_arrived(g, w.live)) {
     g.release(w.live, w.existing, *w.syncs);
-    if (!syncwarp) observe::warp_exchange(running_linear / 32, slots, g.lanes[generation & 1]);
+    if (!syncwarp) observe::warp_exchange(running_linear() / 32, slots, g.lanes[generation & 1]);
   } else {
     // The group may move in memory as others are added: look it up again after each wait.
     while (w.group(mask).generation == generation) yield();
@@ -177,7 +176,7 @@ void syncwarp(unsigned mask, const char*, int) { exchange(mask, 0, true); }
 TileExchange tile_exchange(unsigned count, std::uint64_t value) {
   Block& b = *running_block;
   settle(b);
-  const unsigned first = running_linear / count * count;
+  const unsigned first = running_linear() / count * count;
   auto find = [&]() -> Tile& {
     for (Tile& t : b.tiles) {
       if (t.first == first && t.count == count) return t;
@@ -189,8 +188,8 @@ TileExchange tile_exchange(unsigned count, std::uint64_t value) {
   };
   Tile& t = find();
   const std::uint64_t generation = t.generation;
-  t.slots[generation & 1][running_linear - first] = value;
-  t.took_part[generation & 1][running_linear - first] = 1;
+  t.slots[generation & 1][running_linear() - first] = value;
+  t.took_part[generation & 1][running_linear() - first] = 1;
   ++b.progress;
   if (++t.arrived == live_in(b, t)) {
     t.arrived = 0, ++t.generation;
@@ -202,10 +201,10 @@ TileExchange tile_exchange(unsigned count, std::uint64_t value) {
   return {done.slots[generation & 1].data(), done.took_part[generation & 1].data()};
 }
 
-unsigned int lane_id() { return running_linear % 32; }
+unsigned int lane_id() { return running_linear() % 32; }
 unsigned int live_lanes() {
   settle(*running_block);
-  return running_block->warps[running_linear / 32].live;
+  return running_block->warps[running_linear() / 32].live;
 }
 
 bool thread_ended(unsigned linear) {

@@ -132,7 +132,7 @@ void hand_over_spans() {
   const std::uint64_t now_sync = detail::sync_stamp();
   const std::uintptr_t lo = std::max(offset, g * 4), hi = std::min(offset + size, g * 4 + 4);
   const unsigned bytes = byte_mask(lo - g * 4, hi - g * 4);
-  const std::uint64_t full = record(detail::running_linear, bytes);
+  const std::uint64_t full = record(detail::running_linear(), bytes);
   const std::uint64_t now = as_record(global_writer(full, me >> 22, 0));
   const std::uint64_t writer = as_record(cell.writer);
   const Order o = order(writer, unpack_sync(cell.sync), bytes, now, unpack_sync(pack_sync(now_sync)));
@@ -183,7 +183,7 @@ void shared_access(const shared::Window& w, std::uintptr_t a, std::size_t size, 
   if (w.cells == nullptr || kind == Access::atomic) return;
   const bool write = writes(kind);
   const bool warp_synchronous = kind == Access::volatile_read || kind == Access::volatile_write;
-  const unsigned thread = detail::running_linear;
+  const unsigned thread = detail::running_linear();
   const std::uint64_t now_sync = detail::sync_stamp();
   const std::uintptr_t offset = a - w.usable_begin;
   for (std::uintptr_t g = offset / 4; g <= (offset + size - 1) / 4; ++g) {

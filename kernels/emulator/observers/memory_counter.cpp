@@ -245,7 +245,7 @@ void note(std::uintptr_t address, unsigned size, bool write, bool shared, const 
   if (!counting()) return;
   // (The copy's shared store may come first: the flag waits for its global load.)
   const bool async_copy = !write && !shared && std::exchange(async_copy_next, false);
-  const unsigned thread = detail::running_linear;
+  const unsigned thread = detail::running_linear();
   const MemoryKind kind = shared ? (write ? MemoryKind::shared_store : MemoryKind::shared_load)
                                  : (write ? MemoryKind::global_store : MemoryKind::global_load);
   const std::uint32_t interval = sync_interval();

@@ -142,7 +142,7 @@ void note(std::uintptr_t address, std::size_t size, bool write) {
   for (std::size_t off = 0; off < size; off += step) {
     std::uint32_t bits = 0;
     if (!write && step == 4) std::memcpy(&bits, reinterpret_cast<const void*>(address + off), 4);
-    here->accesses.push_back({detail::running_linear, phase, index,
+    here->accesses.push_back({detail::running_linear(), phase, index,
                               static_cast<std::uint32_t>((address + off - array->begin) / element_bytes), write, bits});
   }
 }
