@@ -20,7 +20,6 @@
 #include <signal.h>
 
 #include <boost/context/fiber.hpp>
-#include <boost/context/pooled_fixedsize_stack.hpp>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -31,6 +30,7 @@
 #include <vector>
 
 #include "emulator/execution/block_state.hpp"
+#include "emulator/execution/fiber_stacks.hpp"
 #include "emulator/execution/scheduler.hpp"
 #include "emulator/execution/shared_memory.hpp"
 #include "emulator/language/cuda_language.hpp"
@@ -226,13 +226,6 @@ bool stopped_slow(Block& block, ctx::fiber&& fiber) {
   return true;
 }
 
-// Fiber stacks come from a pool per worker, so starting a block's threads allocates nothing new
-// after the first blocks. 256 KiB each: far more than a kernel's locals need.
-ctx::pooled_fixedsize_stack& stack_pool() {
-  thread_local ctx::pooled_fixedsize_stack pool(256 * 1024);
-  return pool;
-}
-
 // What a runner runs next: the worker sets it before it resumes one.
 struct RunnerJob {
   Block* block = nullptr;
@@ -248,7 +241,7 @@ thread_local constinit RunnerJob runner_job;
 // that waited as well, for the next block's, was slower: 1.06-1.13 s against 0.97 s for the tree
 // reduction of emulator_benchmark.)
 ctx::fiber start_runner() {
-  return ctx::fiber(std::allocator_arg, stack_pool(), [](ctx::fiber&& sink) {
+  return ctx::fiber(std::allocator_arg, detail::ShiftedStacks(), [](ctx::fiber&& sink) {
     detail::keep(std::move(sink));
     for (;;) {
       const RunnerJob job = runner_job;
