@@ -91,8 +91,10 @@ extern thread_local constinit dim3 gridDim;
 inline constexpr int warpSize = 32;
 
 // ---- barriers and fences
-inline void __syncthreads(std::source_location site = std::source_location::current()) {
-  ::gpulab::emulated::detail::syncthreads(site.file_name(), static_cast<int>(site.line()));
+// (The caller's file and line as constants: a std::source_location is read through a pointer,
+// and in a kernel file every read calls the checks' instrumentation, twice a thread a barrier.)
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  ::gpulab::emulated::detail::syncthreads(file, line);
 }
 inline int __syncthreads_count(int predicate) {
   return ::gpulab::emulated::detail::syncthreads_vote(predicate, ::gpulab::emulated::detail::BlockVote::count);
@@ -103,8 +105,8 @@ inline int __syncthreads_and(int predicate) {
 inline int __syncthreads_or(int predicate) {
   return ::gpulab::emulated::detail::syncthreads_vote(predicate, ::gpulab::emulated::detail::BlockVote::any);
 }
-inline void __syncwarp(unsigned mask = 0xffffffffu, std::source_location site = std::source_location::current()) {
-  ::gpulab::emulated::detail::syncwarp(mask, site.file_name(), static_cast<int>(site.line()));
+inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  ::gpulab::emulated::detail::syncwarp(mask, file, line);
 }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
