@@ -53,7 +53,6 @@ struct Tile {
 // runner and needs none).
 struct Thread {
   uint3 idx;
-  unsigned linear = 0;
   unsigned slot = 0;  // its place in its block's `waiting`
   ctx::fiber fiber;   // the suspended thread, while it waits
   bool done = false;

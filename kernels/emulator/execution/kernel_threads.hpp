@@ -172,8 +172,7 @@ bool thread_ended(unsigned linear);
 // only in a call, and the compiler reloads it after one.
 template <typename Body, bool checked>
 [[gnu::always_inline]] inline unsigned thread_loop(const void* body, const Starts& from) {
-  // (A copy on this frame, which no kernel's pointer reaches: its arguments stay in registers.)
-  const Body kernel = *static_cast<const Body*>(body);
+  const Body& kernel = *static_cast<const Body*>(body);
   // (The index in three scalars, each stored on its own: a uint3 copied whole is reloaded wider
   // than it was stored, which stalls the loop on every thread.)
   unsigned t = from.next, x = from.idx.x, y = from.idx.y, z = from.idx.z;

@@ -1,9 +1,9 @@
 // The emulator's execution: blocks are spread over a pool of worker threads; inside a block every
 // CUDA thread runs until it must wait for others (__syncthreads, a warp shuffle or vote) and then
 // yields; the worker resumes the block's waiting threads round after round until all have
-// finished, each thread of a round handing over straight to the next. So a barrier really is a meeting point: a thread
-// that reads shared memory before the barrier that would have ordered it sees what a GPU might show — another thread's
-// element not written yet.
+// finished, each thread of a round handing over straight to the next. So a barrier really is a
+// meeting point: a thread that reads shared memory before the barrier that would have ordered it
+// sees what a GPU might show — another thread's element not written yet.
 //
 // Threads start one after another on a "runner" fiber. A thread that finishes without waiting
 // needs no fiber of its own; one that waits keeps the runner it was on (its stack is there), and
@@ -106,7 +106,6 @@ void yield() {
   Block& b = *running_block;
   if (running_thread == nullptr) {
     Thread& self = b.threads[running_linear()];
-    self.linear = running_linear();
     self.idx = ::threadIdx;
     self.done = false;
     self.slot = static_cast<unsigned>(b.waiting.size());
@@ -204,11 +203,8 @@ void give_signal_stack() {
 
 // After a resume: if the thread was stopped, its fiber is kept from being destroyed (which would
 // unwind it) and the fault the signal handler saw becomes the block's error.
-bool stopped_slow(Block& block, ctx::fiber&& fiber);
-inline bool stopped(Block& block, ctx::fiber&& fiber) {
-  return block.abandoned && stopped_slow(block, std::move(fiber));  // (inline: asked at every resume)
-}
-bool stopped_slow(Block& block, ctx::fiber&& fiber) {
+bool stopped(Block& block, ctx::fiber&& fiber) {
+  if (!block.abandoned) return false;
   block.abandoned = false;
   thread_local auto* graveyard = new std::vector<ctx::fiber>;  // never destroyed, never resumed
   graveyard->push_back(std::move(fiber));

@@ -69,6 +69,7 @@ std::string site(const char* file, int line) {
 
 // synccheck: the threads of a block must all wait at the same barrier.
 void check_barrier_site(Block& b, const char* file, int line) {
+  if (!check::tracking()) return;
   if (b.arrived == 0) {
     b.barrier_file = file, b.barrier_line = line;
     return;
@@ -102,7 +103,7 @@ void check_barrier_complete(const Block& b) {
 // Waits at the block's barrier; returns the generation it opened.
 std::uint64_t arrive_at_barrier(Block& b, const char* file, int line) {
   settle(b);
-  if (check::tracking()) check_barrier_site(b, file, line);
+  check_barrier_site(b, file, line);
   const std::uint64_t generation = b.barrier_generation;
   ++b.progress;
   if (++b.arrived == b.live) {  // the last to arrive opens the barrier and goes on
