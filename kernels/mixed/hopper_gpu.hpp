@@ -23,5 +23,9 @@ void tma_mma(Storage s, const std::uint16_t* a, const std::uint16_t* b, float* c
 // 128 × 256 tiles of C: a producer warp group loading by TMA, two consumer warp groups
 // multiplying with wgmma from shared memory, full/empty barriers between them.
 void wgmma(Storage s, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k);
+// wgmma's blocks in clusters of two that share B's loads (TMA multicast), persistent (as many
+// pairs as fit at once, each taking pair after pair of tiles), a k-step's wgmma still running
+// while the next is queued, C written by TMA stores through shared memory.
+void wgmma_cluster(Storage s, const std::uint16_t* a, const std::uint16_t* b, float* c, int m, int n, int k);
 
 }  // namespace gpulab::mixed

@@ -76,6 +76,68 @@ __device__ __forceinline__ void tma_load(void* to, const CUtensorMap& map, int x
 }
 // [/snippet]
 
+// [snippet:tma_store]
+// The other direction: a box of shared memory (1024-byte aligned, swizzled as the map says) into
+// the array at column x, row y, by the TMA unit; what falls outside the array is not written.
+// Before it, each thread that wrote the box makes its writes visible to the TMA unit (another
+// proxy) and the writers meet. Stores go in groups: commit closes one, and wait_reads<N> waits
+// until at most N groups still read their shared memory (which may then be written again) —
+// their writes to global memory go on without the block waiting.
+__device__ __forceinline__ void fence_for_tma() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void tma_store(const CUtensorMap& map, int x, int y, const void* from) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(&map)),
+               "r"(x), "r"(y), "r"(shared_address(from))
+               : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void tma_store_wait_reads() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void tma_store_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// [/snippet]
+
+// The threads of one warp group meet (named barrier `id`, 1–15; 0 is __syncthreads's).
+__device__ __forceinline__ void warp_group_sync(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+
+// [snippet:cluster]
+// Thread-block clusters: blocks launched together on neighbouring multiprocessors, each able to
+// reach the others' shared memory. A TMA copy can then land in several blocks at once
+// (multicast): one read of L2, one write into each block named in `blocks` (a bit per block's
+// rank in the cluster), at the same offset and reported to the barrier at the same offset in
+// each. And a thread can arrive on another block's barrier: mapa turns a shared address of this
+// block into the same place in block `rank`.
+__device__ __forceinline__ void tma_load_multicast(void* to, const CUtensorMap& map, int x, int y,
+                                                   std::uint64_t* barrier, std::uint16_t blocks) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(shared_address(to)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(shared_address(barrier)), "h"(blocks)
+      : "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive_in_block(std::uint64_t* barrier, unsigned rank) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(shared_address(barrier)),
+      "r"(rank)
+      : "memory");
+}
+// This block's rank in its cluster.
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned rank = 0;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+// Every thread of every block of the cluster has arrived (and what each wrote before is seen).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// [/snippet]
+
 // The box of a 3-D map whose first element is at (x, y, z): attention's [batch · heads][seq][d]
 // tensors, so that a box running past a head's last row arrives as zeros instead of the next
 // head's first rows.
