@@ -46,6 +46,7 @@ inline CUtensorMap tensor_map(CUtensorMapDataType type, const void* data, cuuint
 }
 // [/snippet]
 
+// The same for 16-bit values, FP16 or BF16 as `s` says.
 inline CUtensorMap tensor_map(Storage s, const void* data, cuuint32_t rank, const cuuint64_t* sizes,
                               const cuuint64_t* strides, const cuuint32_t* box) {
   return tensor_map(s == Storage::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, data, rank,

@@ -208,7 +208,7 @@ template <typename Body, bool checked>
 }
 // The checked loop runs the kernel on a copy of the launch's arguments in its own frame: the
 // instrumentation leaves alone what no other code can see, so reading an argument calls no check
-// (it is no device memory, and the check would only have filtered it out: 5 calls of 13 a thread
+// (it is no device memory, and the check would only have filtered it out: 4 calls of 13 a thread
 // in a vector add), though the loop reads the arguments again for every thread (its barrier to
 // the compiler, above). Only where the copy copies bytes and nothing else.
 template <typename Body, bool checked>
