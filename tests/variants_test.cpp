@@ -90,9 +90,10 @@ TEST_CASE("every variant matches its CPU reference at awkward sizes and block si
   check_variant(GENERATE(from_range(cases("01", "04"))));
 }
 
-// Lesson 05's ladder takes most of the emulator's time (eight minutes of one core): in ten parts,
-// each well under a minute. Each case at each block size is one piece of work, estimated by its
-// multiply-adds; the pieces go, largest first, to the part with the least so far.
+// A lesson's cases in parts, each well under a minute: lesson 05's ladder takes most of the
+// emulator's time (eight minutes of one core), in ten parts. Each case at each block size is one
+// piece of work, estimated by its multiply-adds; the pieces go, largest first, to the part with
+// the least so far.
 std::vector<Case> part_of(const std::vector<Case>& all, std::size_t part, std::size_t parts) {
   std::vector<std::pair<double, Case>> pieces;
   for (const Case& c : all) {
@@ -137,6 +138,19 @@ GPULAB_LESSON05_PART(9)
 GPULAB_LESSON05_PART(10)
 #undef GPULAB_LESSON05_PART
 
+// (Lesson 09's tensor-core rungs take most of the emulator's time after lesson 05's: in two parts.)
+TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 09 part 1 of 2",
+          "[variants]") {
+  const std::vector<Case> mine = part_of(cases("09", "09"), 0, 2);
+  if (!mine.empty()) check_variant(GENERATE_COPY(from_range(mine)));
+}
+
+TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 09 part 2 of 2",
+          "[variants]") {
+  const std::vector<Case> mine = part_of(cases("09", "09"), 1, 2);
+  if (!mine.empty()) check_variant(GENERATE_COPY(from_range(mine)));
+}
+
 TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 06", "[variants]") {
   check_variant(GENERATE(from_range(cases("06", "06"))));
 }
@@ -144,10 +158,6 @@ TEST_CASE("every variant matches its CPU reference at awkward sizes and block si
 // (In groups of about half a minute each on the 2-core machine CI runs on.)
 TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lessons 07 and 08", "[variants]") {
   check_variant(GENERATE(from_range(cases("07", "08"))));
-}
-
-TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 09", "[variants]") {
-  check_variant(GENERATE(from_range(cases("09", "09"))));
 }
 
 TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lessons 10 to 15", "[variants]") {
