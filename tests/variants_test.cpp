@@ -120,36 +120,28 @@ std::vector<Case> part_of(const std::vector<Case>& all, std::size_t part, std::s
   return mine;
 }
 
-#define GPULAB_LESSON05_PART(k)                                                                                      \
-  TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 05 part " #k " of 10", \
-            "[variants]") {                                                                                          \
-    const std::vector<Case> mine = part_of(cases("05", "05"), k - 1, 10);                                            \
-    if (!mine.empty()) check_variant(GENERATE_COPY(from_range(mine)));                                               \
+// Part k of a lesson's cases (LESSON a string literal: "05").
+#define GPULAB_LESSON_PART(LESSON, k, parts)                                                                       \
+  TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson " LESSON " part " #k \
+            " of " #parts,                                                                                         \
+            "[variants]") {                                                                                        \
+    const std::vector<Case> mine = part_of(cases(LESSON, LESSON), k - 1, parts);                                   \
+    if (!mine.empty()) check_variant(GENERATE_COPY(from_range(mine)));                                             \
   }
-GPULAB_LESSON05_PART(1)
-GPULAB_LESSON05_PART(2)
-GPULAB_LESSON05_PART(3)
-GPULAB_LESSON05_PART(4)
-GPULAB_LESSON05_PART(5)
-GPULAB_LESSON05_PART(6)
-GPULAB_LESSON05_PART(7)
-GPULAB_LESSON05_PART(8)
-GPULAB_LESSON05_PART(9)
-GPULAB_LESSON05_PART(10)
-#undef GPULAB_LESSON05_PART
-
-// (Lesson 09's tensor-core rungs take most of the emulator's time after lesson 05's: in two parts.)
-TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 09 part 1 of 2",
-          "[variants]") {
-  const std::vector<Case> mine = part_of(cases("09", "09"), 0, 2);
-  if (!mine.empty()) check_variant(GENERATE_COPY(from_range(mine)));
-}
-
-TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 09 part 2 of 2",
-          "[variants]") {
-  const std::vector<Case> mine = part_of(cases("09", "09"), 1, 2);
-  if (!mine.empty()) check_variant(GENERATE_COPY(from_range(mine)));
-}
+GPULAB_LESSON_PART("05", 1, 10)
+GPULAB_LESSON_PART("05", 2, 10)
+GPULAB_LESSON_PART("05", 3, 10)
+GPULAB_LESSON_PART("05", 4, 10)
+GPULAB_LESSON_PART("05", 5, 10)
+GPULAB_LESSON_PART("05", 6, 10)
+GPULAB_LESSON_PART("05", 7, 10)
+GPULAB_LESSON_PART("05", 8, 10)
+GPULAB_LESSON_PART("05", 9, 10)
+GPULAB_LESSON_PART("05", 10, 10)
+// (Lesson 09's tensor-core rungs take most of the emulator's time after lesson 05's.)
+GPULAB_LESSON_PART("09", 1, 2)
+GPULAB_LESSON_PART("09", 2, 2)
+#undef GPULAB_LESSON_PART
 
 TEST_CASE("every variant matches its CPU reference at awkward sizes and block sizes: lesson 06", "[variants]") {
   check_variant(GENERATE(from_range(cases("06", "06"))));

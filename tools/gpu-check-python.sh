@@ -50,8 +50,8 @@ done
 
 if "$py" -c 'import pytest' 2> /dev/null; then
   echo "== pytest on the GPU backend =="
-  GPULAB_BACKEND=gpu "$py" -m pytest -q -p no:cacheprovider python/tests/test_arrays.py python/tests/test_arithmetic.py python/tests/test_kernels.py \
-    python/tests/test_cupy_cnn.py python/tests/test_parity.py python/tests/test_checked.py > "$out/pytest-gpu.txt" 2>&1
+  GPULAB_BACKEND=gpu "$py" -m pytest -q -p no:cacheprovider python/tests/test_arrays.py python/tests/test_arithmetic.py \
+    python/tests/test_kernels.py python/tests/test_cupy_cnn.py python/tests/test_parity.py python/tests/test_checked.py > "$out/pytest-gpu.txt" 2>&1
   tail -n 5 "$out/pytest-gpu.txt"
 fi
 
