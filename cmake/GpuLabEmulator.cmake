@@ -20,6 +20,7 @@ endif()
 add_library(gpulab_emulator STATIC
   ${gpulab_kernels}/base/device_info_text.cpp
   ${gpulab_kernels}/base/launch_description.cpp
+  ${gpulab_kernels}/emulator/execution/instrumented_loops.cpp
   ${gpulab_kernels}/emulator/execution/launch.cpp
   ${gpulab_kernels}/emulator/execution/scheduler.cpp
   ${gpulab_kernels}/emulator/execution/shared_memory.cpp

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "emulator/rewrite/rewrite.hpp"
+#include "run/two_halves.hpp"
 
 using namespace gpulab::emulated;
 using Catch::Matchers::Contains;
@@ -166,8 +167,8 @@ const std::vector<Job>& jobs() {
       {"a launch: its arguments evaluated once, then the grid, the block, shared bytes and stream",
        "void f(float* x, int n, cudaStream_t st) { k<<<(n + 255) / 256, 256, 64, st>>>(x, n); }\n",
        emulated_program(),
-       {"::gpulab::emulated::launch_kernel(\"k\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once(",
-        "x, n), (n + 255) / 256, 256, 64, st);"},
+       {"::gpulab::emulated::launch_kernel(\"k\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once<",
+        "ull>([&](const auto&... gpulab_arguments)", "x, n), (n + 255) / 256, 256, 64, st);"},
        {"<<<"}},
       {"a kernel's definition is inlined into the thread loops; a declaration is left alone",
        "__global__ void k(float* x) {}\n__global__ void declared(float* x);\n",
@@ -240,4 +241,24 @@ TEST_CASE("each of the rewrite's jobs does what its table row says, and keeps ev
       CHECK(count(body.substr(0, body.find("\n[[maybe_unused]]")), "\n") == count(job.source, "\n"));
     }
   }
+}
+
+// What makes a learner's program build in one instrumented piece instead of two halves
+// (lessons/run/two_halves.hpp): a device variable of its file's own, a launch through a pointer.
+TEST_CASE("a program is built in two halves unless a device variable or a launch needs one piece", "[rewrite]") {
+  using gpulab::build::one_piece_reason;
+  const auto reason = [](const std::string& source) { return one_piece_reason({source}); };
+  // Two halves do: device variables of external linkage, device functions, host statics.
+  CHECK(reason("__constant__ float w[3];\n__device__ int hits;\n__managed__ int total = 0;\n"
+               "__device__ float table[3] = {1, 2, 3};\n") == "");
+  CHECK(reason("static __device__ float helper(int i) { return i; }\nstatic const int kN = 4;\n"
+               "static void launch(float* x) { kernel<<<1, kN>>>(x); }\n") == "");
+  CHECK(reason("// cudaLaunchKernel(k, 1, 1, args) in a comment\nconst char* s = \"cudaLaunchKernel\";\n") == "");
+  CHECK(reason("namespace lab {\n__constant__ float w[3];\n}\n") == "");
+  // One piece: a device variable each half would hold its own copy of, a kernel pointer.
+  CHECK_THAT(reason("static __constant__ float w[3];\n"), Contains("static, or in an unnamed namespace"));
+  CHECK_THAT(reason("__device__ static int hits;\n"), Contains("static"));
+  CHECK_THAT(reason("namespace {\n__device__ int hits;\n}\n"), Contains("unnamed namespace"));
+  CHECK_THAT(reason("void go(void** args) { cudaLaunchKernel(kernel, 1, 32, args); }\n"), Contains("cudaLaunchKernel"));
+  CHECK_THAT(one_piece_reason({"__device__ int x;\n", "static __managed__ int y;\n"}), Contains("static"));
 }

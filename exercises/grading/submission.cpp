@@ -174,7 +174,8 @@ Built build_submission(const Spec& spec, const fs::path& file, bool gpu, const f
     for (const fs::path& f : kStreamHoldSources) request.trusted_sources.push_back(f);
   }
   request.gpu = gpu;
-  request.stop_at_reports = true;  // each case's error is its launch's
+  request.stop_at_reports = true;   // each case's error is its launch's
+  request.plain_host_code = false;  // (one compile: a submission's host code is not timed)
   request.cache = cache / "programs";
   const build::Result result = build::build_program(request);
   built.ok = result.ok;

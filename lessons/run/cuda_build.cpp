@@ -15,6 +15,7 @@
 
 #include "emulator/rewrite/header_mirror.hpp"
 #include "emulator/rewrite/rewrite.hpp"
+#include "run/two_halves.hpp"
 
 namespace fs = std::filesystem;
 
@@ -23,7 +24,7 @@ namespace gpulab::build {
 namespace {
 
 // Bumped when how a program is built changes, so that nothing built the old way is reused.
-constexpr const char* kRecipe = "objects, then link; headers mirrored; cuda_runtime.h precompiled (7)";
+constexpr const char* kRecipe = "objects, then link; headers mirrored; cuda_runtime.h precompiled; two halves (8)";
 
 // `cuda`: for a learner's .cu, which, as nvcc does, gets cuda_runtime.h before its first line — the
 // emulator's, precompiled at GPU Lab's build with these flags (GPULAB_EMULATOR_PCH: its 87,000
@@ -31,11 +32,13 @@ constexpr const char* kRecipe = "objects, then link; headers mirrored; cuda_runt
 // the file's own #include <cuda_runtime.h> finds the guarded copy there. Where the precompiled
 // header does not fit (another compiler, a -D it depends on), GCC reads the header instead.
 // after_precompiled.h says again the diagnostic pragma the precompiled form leaves out.
-std::string emulated_flags(bool cuda = false) {
-  const std::string precompiled = cuda ? std::string(" -I") + GPULAB_EMULATOR_PCH +
-                                             " -include cuda_runtime.h -include after_precompiled.h " +
-                                             GPULAB_CHECKED_FLAGS
-                                       : "";
+// `plain`: the plain half of such a file (two_halves.hpp), its own header precompiled in plain/.
+std::string emulated_flags(bool cuda = false, bool plain = false) {
+  const std::string pch = std::string(GPULAB_EMULATOR_PCH) + (plain ? "/plain" : "");
+  const std::string precompiled =
+      !cuda   ? ""
+      : plain ? " -I" + pch + " -include cuda_runtime.h " + GPULAB_PLAIN_FLAGS
+              : " -I" + pch + " -include cuda_runtime.h -include after_precompiled.h " + GPULAB_CHECKED_FLAGS;
   return std::string(GPULAB_CXX) + " -std=c++20 -O2 -Wno-unknown-pragmas -Wno-volatile" + precompiled + " -I" +
          GPULAB_EMULATOR_INCLUDE + " -I" + GPULAB_KERNELS_INCLUDE;
 }
@@ -58,11 +61,13 @@ bool out_of_date(const fs::path& program, const std::vector<fs::path>& deps) {
 }
 
 std::string key_of(const Request& r) {
-  std::string all = std::string(kRecipe) + '\n' + (r.gpu ? gpu_flags() : emulated_flags(true));
+  std::string all =
+      std::string(kRecipe) + '\n' + (r.gpu ? gpu_flags() : emulated_flags(true) + '\n' + emulated_flags(true, true));
   std::error_code ec;
   // The emulator's library is part of the key: a rebuilt emulator rebuilds the program.
   all += std::to_string(fs::last_write_time(GPULAB_EMULATOR_LIB, ec).time_since_epoch().count());
   all += r.stop_at_reports ? "\nstop at reports" : "";
+  all += r.plain_host_code ? "\nhost code plain" : "";
   for (const auto* list : {&r.sources, &r.trusted_sources}) {
     for (const fs::path& p : *list) all += '\n' + fs::absolute(p).string() + '\n' + emulated::read_source(p.string());
     all += "\n--";
@@ -82,6 +87,17 @@ std::string trusted_key(const fs::path& source, bool gpu) {
                     fs::absolute(source).string() + '\n' + emulated::read_source(source.string());
   all += std::to_string(fs::last_write_time(GPULAB_EMULATOR_LIB, ec).time_since_epoch().count());
   return std::to_string(std::hash<std::string>{}(all));
+}
+
+// Whether `file` is one of the system's or the emulator's (not a learner's).
+bool under_toolchain(const fs::path& file) {
+  const std::string path = fs::weakly_canonical(file).string();
+  if (path.rfind("/usr/", 0) == 0) return true;
+  static const std::vector<fs::path> folders = toolchain_folders(false);
+  for (const fs::path& folder : folders) {
+    if (path.rfind(folder.string() + "/", 0) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -195,6 +211,9 @@ Result build_program(const Request& r) {
   std::string learner_flags;
   for (const fs::path& d : r.include_dirs) learner_flags += searched(fs::absolute(d), "-I");
   for (const std::string& d : r.defines) learner_flags += " -D" + shell_quote(d);
+  // A learner's .cu on the emulator: in two halves, instrumented and plain, where they do
+  // (two_halves.hpp); their instrumented objects are joined to the rest before the link.
+  std::vector<fs::path> instrumented_halves;
   std::size_t index = 0;
   // A learner's .cu is CUDA: on the emulator rewritten (launches, __shared__), keeping every line
   // where it was, and instrumented for the checked mode. A .cpp or .c is host code, compiled as
@@ -221,8 +240,8 @@ Result build_program(const Request& r) {
     const bool host_cpp = learner && (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C");
     const fs::path folder = fs::absolute(source).parent_path();
     const char* own = r.gpu ? "-I" : "-iquote";
-    std::string command;
-    fs::path input = source;
+    std::string command, plain_command;
+    fs::path input = source, plain_object;
     if (r.gpu) {
       command = gpu_flags() + searched(folder, own) + learner_flags + (host_c || host_cpp ? "" : " -x cu") + " -c";
       if (learner && !host_c) {
@@ -247,17 +266,50 @@ Result build_program(const Request& r) {
         }
       }
       command = flags + " -x c++ -c";
+      if (cuda && r.plain_host_code) {  // (its warnings are the instrumented half's)
+        plain_object = object;
+        object.replace_extension(".instrumented.o");
+        plain_command = emulated_flags(true, true) + searched(folder, own) + learner_flags + " -w -x c++ -c -o " +
+                        shell_quote(plain_object.string()) + " " + shell_quote(input.string());
+      }
     }
     command += " -o " + shell_quote(object.string()) + " " + shell_quote(input.string());
     command += " -MD -MF " + shell_quote(dep.string());
-    if (r.verbose) result.log += command + "\n";
-    link += " " + shell_quote(object.string());
-    if (run_logged(command, result.log) != 0) return false;
+    if (r.verbose) result.log += command + "\n" + (plain_command.empty() ? "" : plain_command + "\n");
+    // The two halves side by side.
+    std::string plain_log;
+    int plain_status = 0;
+    std::thread plain_half;
+    if (!plain_command.empty()) plain_half = std::thread([&] { plain_status = run_logged(plain_command, plain_log); });
+    const int status = run_logged(command, result.log);
+    if (plain_half.joinable()) plain_half.join();
+    if (status != 0) return false;
+    if (plain_status != 0) {
+      result.log += plain_log;
+      return false;
+    }
     // The dependency list names what was compiled (the rewritten file, the mirror): made to name
     // the learner's files, so that the cache sees an edit of any of them, and only that.
     const std::string listed = emulated::original_dependencies(emulated::read_source(dep.string()), mirror,
                                                                input.string(), fs::absolute(source).string());
     std::ofstream(dep, std::ios::binary) << listed;
+    // Two halves, unless a file the learner's compiled (it, its headers) says they would not do.
+    std::string one_piece;
+    if (!plain_command.empty()) {
+      std::vector<std::string> texts;
+      for (const fs::path& file : dependencies_listed(dep)) {
+        if (!under_toolchain(file)) texts.push_back(emulated::read_source(file.string()));
+      }
+      one_piece = one_piece_reason(texts);
+      if (!one_piece.empty() && r.verbose)
+        result.log += source.string() + ": in one instrumented piece: " + one_piece + "\n";
+    }
+    if (plain_command.empty() || !one_piece.empty()) {
+      link += " " + shell_quote(object.string());
+    } else {
+      link += " " + shell_quote(plain_object.string()) + " " + shell_quote(object.string());
+      instrumented_halves.push_back(object);
+    }
     if (!learner) {  // kept for the next build, put in place whole (another grader may look)
       std::error_code kept_ec;
       const fs::path partial = kept.string() + ".partial-" + work.filename().string();
@@ -272,6 +324,7 @@ Result build_program(const Request& r) {
   bool ok = true;
   for (const fs::path& s : r.sources) ok = ok && compile(s, true);
   for (const fs::path& s : r.trusted_sources) ok = ok && compile(s, false);
+  if (ok && !instrumented_halves.empty()) ok = join_instrumented_halves(instrumented_halves, work, result.log);
   const fs::path linked = work / result.program.filename();
   if (ok) {
     // Linked without the checked mode's flags: with them the compiler would add ThreadSanitizer's

@@ -30,6 +30,10 @@ struct Request {
   // driver reads each launch's error); else it goes on, as under compute-sanitizer, and the
   // program exits non-zero at its end.
   bool stop_at_reports = false;
+  // On the emulator, whether a learner's .cu is built in two halves, its host code plain
+  // (two_halves.hpp), or in one instrumented piece (the grader's submissions: nothing of their
+  // host code is timed, and one compile a submission keeps a class's grading as quick as it was).
+  bool plain_host_code = true;
   // The cache folder: the program lands in a sub-folder named by a hash of everything it is built
   // from, so an edit (or an edited header) rebuilds it and nothing else does.
   std::filesystem::path cache;

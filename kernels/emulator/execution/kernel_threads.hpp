@@ -248,18 +248,43 @@ void launch_threads(const char* kernel, const char* file, int line, ThreadLoops 
 // A launch's arguments, evaluated once where the launch is, as a GPU launch copies them into the
 // kernel's parameters: what each thread's call of the kernel receives (see rewrite.hpp).
 // (Inlined, as the rewrite's call of the kernel and the kernel are, into both thread loops.)
-template <typename Call, typename... Args>
+// (`File`: the launch's file, as a number, which makes the body's type that file's own.)
+template <unsigned long long File, typename Call, typename... Args>
 auto arguments_once(const Call& call, Args&&... args) {
   return [ call, ... arguments = std::decay_t<Args>(std::forward<Args>(args)) ]() __attribute__((always_inline)) {
     call(arguments...);
   };
 }
 
+namespace detail {
+// A learner's .cu is compiled twice (lessons/run/two_halves.hpp): once instrumented, for its
+// kernels (GPULAB_INSTRUMENTED_HALF), and once as plain optimised C++, for its host code
+// (GPULAB_PLAIN_HOST). A launch in the plain half runs the thread loops of the instrumented half,
+// found by the type of the launch's body: each launch of the instrumented half leaves its loops in
+// a section of the program, gpulab_thread_loops — constant data, there whether the code that
+// launches ever runs or not. (By an assembler directive: GCC drops a section attribute from a
+// template's instantiations.)
+struct LoopsEntry {
+  const std::type_info* body;
+  ThreadLoops loops;
+};
+// The instrumented loops of the launch whose body is `body`, from the section.
+ThreadLoops instrumented_loops(const std::type_info& body, const char* kernel);
+}  // namespace detail
+
 template <typename Body>
 void launch_kernel(const char* kernel, const char* file, int line, const Body& body, dim3 grid, dim3 block,
                    std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
-  detail::launch_threads(kernel, file, line, {&detail::run_threads<Body>, &detail::run_threads_fast<Body>}, &body, grid,
-                         block, shared_bytes, stream);
+#ifdef GPULAB_PLAIN_HOST
+  static const detail::ThreadLoops loops = detail::instrumented_loops(typeid(Body), kernel);
+#else
+  constexpr detail::ThreadLoops loops{&detail::run_threads<Body>, &detail::run_threads_fast<Body>};
+#ifdef GPULAB_INSTRUMENTED_HALF
+  asm volatile(".pushsection gpulab_thread_loops,\"aw\"\n\t.quad %c0, %c1, %c2\n\t.popsection" ::"i"(&typeid(Body)),
+               "i"(&detail::run_threads<Body>), "i"(&detail::run_threads_fast<Body>));
+#endif
+#endif
+  detail::launch_threads(kernel, file, line, loops, &body, grid, block, shared_bytes, stream);
 }
 
 }  // namespace gpulab::emulated

@@ -35,6 +35,7 @@
 #include <source_location>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 #include "emulator/language/ptx.hpp"

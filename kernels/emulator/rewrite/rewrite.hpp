@@ -6,7 +6,7 @@
 //
 //   emulated build    kernel<<<grid, block, shared, stream>>>(args)
 //                  -> ::gpulab::emulated::launch_kernel("kernel", __FILE__, __LINE__,
-//                         ::gpulab::emulated::arguments_once([&](const auto&... a) { kernel(a...); }, args),
+//                         ::gpulab::emulated::arguments_once<FILE_TAG>([&](const auto&... a) { kernel(a...); }, args),
 //                         grid, block, shared, stream)
 //                     (the arguments are evaluated once, on the host, as a GPU copies them into the
 //                     kernel's parameters; each CUDA thread calls the kernel with those copies, as a

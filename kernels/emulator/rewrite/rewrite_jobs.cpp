@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 namespace gpulab::emulated::jobs {
 
@@ -348,9 +349,14 @@ std::optional<std::size_t> kernel_launch(Source& src, std::size_t i) {
   // itself would be inlined into itself.
   const bool in_kernel = std::any_of(src.kernel_bodies.begin(), src.kernel_bodies.end(),
                                      [&](const auto& body) { return start > body.first && start < body.second; });
+  // The launch's body is a type of the file's own (arguments_once's template argument: a hash of
+  // its path), so that the plain half of a learner's file finds its own launches' loops by it, not
+  // another file's from a static function of the same name (lessons/run/two_halves.hpp).
+  std::uint64_t file_tag = 14695981039346656037ull;  // FNV-1a
+  for (const char c : src.file) file_tag = (file_tag ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   std::string text = "::gpulab::emulated::launch_kernel(\"" + one_line(kernel) +
-                     "\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once([&](const auto&... "
-                     "gpulab_arguments)" +
+                     "\", __FILE__, __LINE__, ::gpulab::emulated::arguments_once<" + std::to_string(file_tag) +
+                     "ull>([&](const auto&... gpulab_arguments)" +
                      (in_kernel ? "" : " __attribute__((always_inline))") + " { " + kernel +
                      "(gpulab_arguments...); }" + (no_arguments ? "" : ", ") + inner + "), " + config + ")";
   // Lines kept: the newlines of what was between the pieces come after the call.
