@@ -49,10 +49,11 @@ function(gpulab_warnings target)
       $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Wno-restrict -Werror>
       $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Wno-restrict,-Werror>)
   endif()
-  # Error messages name files relative to the repository, not the build machine's path.
+  # Error messages name files relative to the repository, not the build machine's path (GPU Lab's
+  # root, also where an outside project builds the emulator).
   target_compile_options(${target} PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=>)
+    $<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${GPULAB_ROOT}/=>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fmacro-prefix-map=${GPULAB_ROOT}/=>)
 endfunction()
 
 # The checked mode's instrumentation (kernels/emulator/observers/checker.hpp) for code built for the
@@ -236,6 +237,9 @@ function(gpulab_add_cuda_executable name)
   endforeach()
   list(REMOVE_DUPLICATES source_dirs)
   add_executable(${name}_emulated ${emulated_sources})
+  if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)  # (no build type: -O0, and the kernels crawl)
+    target_compile_options(${name}_emulated PRIVATE -O2)
+  endif()
   target_include_directories(${name}_emulated PRIVATE ${GPULAB_ROOT}/kernels/emulator/include ${GPULAB_ROOT}/kernels)
   # (-Wno-volatile: `s[t] += ...` through a volatile pointer is deprecated C++20 but common CUDA.)
   target_compile_options(${name}_emulated PRIVATE -Wno-unknown-pragmas -Wno-volatile)
