@@ -1,10 +1,11 @@
 // A learner's .cu in two halves: see two_halves.hpp.
 #include "run/two_halves.hpp"
 
+#include <cctype>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "emulator/rewrite/rewrite_scan.hpp"
 #include "run/cuda_build.hpp"
@@ -15,8 +16,27 @@ namespace gpulab::build {
 
 namespace {
 
-bool has_word(const std::string& text, const char* word) {
-  return std::regex_search(text, std::regex(std::string("\\b") + word + "\\b"));
+// Whether `word` stands in `text` as a word of its own (not inside an identifier).
+bool has_word(std::string_view text, std::string_view word) {
+  for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    const std::size_t end = at + word.size();
+    if ((at == 0 || !emulated::scan::ident_char(text[at - 1])) &&
+        (end == text.size() || !emulated::scan::ident_char(text[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `code` opens an unnamed namespace: `namespace` then, past spaces, `{`.
+bool has_unnamed_namespace(std::string_view code) {
+  for (std::size_t at = code.find("namespace"); at != std::string_view::npos; at = code.find("namespace", at + 1)) {
+    if (at > 0 && emulated::scan::ident_char(code[at - 1])) continue;
+    std::size_t next = at + 9;
+    while (next < code.size() && std::isspace(static_cast<unsigned char>(code[next]))) ++next;
+    if (next < code.size() && code[next] == '{') return true;
+  }
+  return false;
 }
 
 // The code of `source` with comments and literals blanked.
@@ -37,14 +57,14 @@ std::string one_piece_reason(const std::vector<std::string>& sources) {
     if (has_word(code, "cudaLaunchKernel") || has_word(code, "cudaLaunchCooperativeKernel")) {
       return "a kernel launched through a pointer (cudaLaunchKernel)";
     }
-    const bool unnamed_namespace = std::regex_search(code, std::regex("\\bnamespace\\s*\\{"));
+    const bool unnamed_namespace = has_unnamed_namespace(code);
     // Each declaration's head: from after the last ';', '{' or '}' to its first '=', ';', '{',
     // '(' or '['. A variable's head ends at anything but '(' (a function's parameters).
     std::size_t start = 0;
     for (std::size_t i = 0; i < code.size(); ++i) {
       const char c = code[i];
       if (c != '=' && c != ';' && c != '{' && c != '}' && c != '(' && c != '[') continue;
-      const std::string head = code.substr(start, i - start);
+      const std::string_view head = std::string_view(code).substr(start, i - start);
       const bool device_variable =
           c != '(' && (has_word(head, "__device__") || has_word(head, "__constant__") || has_word(head, "__managed__"));
       if (device_variable && (has_word(head, "static") || unnamed_namespace)) {
