@@ -22,6 +22,7 @@ add_library(gpulab_emulator STATIC
   ${gpulab_kernels}/base/launch_description.cpp
   ${gpulab_kernels}/emulator/execution/instrumented_loops.cpp
   ${gpulab_kernels}/emulator/execution/launch.cpp
+  ${gpulab_kernels}/emulator/execution/phases.cpp
   ${gpulab_kernels}/emulator/execution/scheduler.cpp
   ${gpulab_kernels}/emulator/execution/shared_memory.cpp
   ${gpulab_kernels}/emulator/execution/synchronisation.cpp
@@ -56,6 +57,7 @@ gpulab_warnings(gpulab_emulator)
 # The source rewrite every CUDA file goes through before it is compiled (emulator/rewrite/rewrite.hpp).
 add_library(gpulab_rewrite STATIC ${gpulab_kernels}/emulator/rewrite/rewrite.cpp
   ${gpulab_kernels}/emulator/rewrite/rewrite_jobs.cpp ${gpulab_kernels}/emulator/rewrite/rewrite_scan.cpp
+  ${gpulab_kernels}/emulator/rewrite/phased_kernel.cpp
             ${gpulab_kernels}/emulator/rewrite/launcher_dispatch.cpp ${gpulab_kernels}/emulator/rewrite/header_mirror.cpp)
 target_include_directories(gpulab_rewrite PUBLIC ${gpulab_kernels})
 target_compile_features(gpulab_rewrite PUBLIC cxx_std_20)

@@ -1,8 +1,9 @@
 // How fast the emulator runs CUDA, against a one-thread CPU loop doing the same work (issue 44's
 // targets): vector add of 2^22 floats (no barriers), a 16 × 16 tiled matrix multiply at n = 512
 // and a shared-memory block reduction of 2^22 floats (barriers), each on the fast path (no
-// checks) and in the checked mode (compute-sanitizer's four checks); and the same CPU loop as host
-// code of a kernel file against plain C++. Prints a Markdown table for docs/benchmarks.md.
+// checks; and before phases: every kernel on fibers) and in the checked mode (compute-sanitizer's
+// four checks); and the same CPU loop as host code of a kernel file against plain C++. Prints a
+// Markdown table for docs/benchmarks.md.
 //   emulator_benchmark [reps] [only [fast]]   (only: the workloads whose name contains it; fast: no checked runs)
 #include <chrono>
 #include <cstdio>
@@ -51,10 +52,14 @@ void row(const char* name, int reps, double target, const std::function<void()>&
          const std::function<void()>& launch) {
   if (std::string(name).find(only) == std::string::npos) return;
   const double loop_ms = median_ms(reps, loop);
-  double fast_ms = 0, checked_ms = 0;
+  double fast_ms = 0, fibers_ms = 0, checked_ms = 0;
   {
     UseLevel fast(Level::off);
     fast_ms = median_ms(reps, launch);
+    // Before: the fast path with every kernel on fibers (no phases: execution/phases.hpp).
+    gpulab::emulated::detail::phases_allowed = false;
+    fibers_ms = median_ms(reps, launch);
+    gpulab::emulated::detail::phases_allowed = true;
   }
   if (!fast_only) {
     UseLevel checked(Level::full);
@@ -62,9 +67,10 @@ void row(const char* name, int reps, double target, const std::function<void()>&
   }
   const double workers = gpulab::emulated::worker_count();
   const double ratio = fast_ms / loop_ms, checked_ratio = checked_ms / fast_ms;
-  std::printf("| %s | %.2f ms | %.2f ms | %.1f× (≤ %.1f×: %s) | %.1f× | %.1f ms | %.1f× (≤ 10×: %s) |\n", name, loop_ms,
-              fast_ms, ratio, target, verdict(ratio, target), ratio * workers, checked_ms, checked_ratio,
-              verdict(checked_ratio, 10));
+  std::printf(
+      "| %s | %.2f ms | %.2f ms (%.1f×) | %.2f ms | %.1f× (≤ %.1f×: %s) | %.1f× | %.1f ms | %.1f× (≤ 10×: %s) |\n",
+      name, loop_ms, fibers_ms, fibers_ms / loop_ms, fast_ms, ratio, target, verdict(ratio, target), ratio * workers,
+      checked_ms, checked_ratio, verdict(checked_ratio, 10));
 }
 
 // tests/benchmark_programs/host_multiply.cu built as gpulab_run builds it, with the extension
@@ -110,8 +116,8 @@ int main(int argc, char** argv) try {
   const unsigned workers = emulated::worker_count();
   std::printf("emulator: %s; medians of %d runs after a warm-up\n\n", emulated::device().name.c_str(), reps);
   std::printf(
-      "| workload | one-thread loop | fast path | fast ÷ loop (target) | × %u workers (core-for-core) | checked | "
-      "checked ÷ fast (target) |\n|---|---|---|---|---|---|---|\n",
+      "| workload | one-thread loop | fast path before: fibers only (÷ loop) | fast path | fast ÷ loop (target) | × %u "
+      "workers (core-for-core) | checked | checked ÷ fast (target) |\n|---|---|---|---|---|---|---|---|\n",
       workers);
   UseDevice on_emulator(Backend::emulated);
   volatile float sink = 0;

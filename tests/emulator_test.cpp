@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -16,6 +17,10 @@
 #include "kernels/emulator_kernels.hpp"
 #include "support/lesson_runs.hpp"
 #include "support/test_target.hpp"
+#if !GPULAB_TEST_ON_GPU
+#include "emulator/execution/scheduler.hpp"
+#include "emulator/observers/checker.hpp"
+#endif
 
 using namespace gpulab;
 using Catch::Matchers::Contains;
@@ -280,6 +285,69 @@ TEST_CASE("a wild pointer is a report, never a crash, and the next launch runs",
     CHECK_THAT(e.what(), Contains("wild_write_kernel<<<") && Contains("Invalid memory access (an unmapped address)") &&
                              Contains("emulator_kernels.cu:") && Contains("no buffer is near it"));
   }
+  Buffer<float> out(100, "out");
+  CHECK_NOTHROW(k::write_past_end(out.span(), 0));
+  CHECK(download(out) == std::vector<float>(100, 1.0f));
+}
+
+TEST_CASE("on the fast path a kernel with barriers runs in phases, to the checked fibers' very answers",
+          "[emulator][emulator-only]") {
+  using emulated::check::Level;
+  const int block = GENERATE(32, 100, 1024);
+  const std::size_t n = GENERATE(1, 1000, 100003);
+  CAPTURE(block, n);
+  // Run checked (fibers), then fast (phases): the same sums, bit for bit, each block in phases.
+  const auto in = random_floats(n, 3);
+  const std::size_t blocks = (n + static_cast<std::size_t>(block) - 1) / static_cast<std::size_t>(block);
+  auto din = upload(in, "in");
+  const auto sums_on = [&](Level level) {
+    const emulated::check::UseLevel use(level);
+    Buffer<float> dsums(blocks, "sums");
+    dsums.fill_bytes(0xFF);
+    if (block == 100) {  // (block_sums wants a power of 2: the reverse, whose blocks all wait too)
+      std::vector<int> ints(n);
+      std::iota(ints.begin(), ints.end(), 0);
+      auto dints = upload(ints, "ints");
+      Buffer<int> dout(n, "out");
+      k::reverse_in_blocks(dints.span(), dout.span(), block, true);
+      const auto out = download(dout);
+      return std::vector<float>(out.begin(), out.end());
+    }
+    k::block_sums(din.span(), dsums.span(), block);
+    return download(dsums);
+  };
+  const std::vector<float> checked = sums_on(Level::full);
+  const std::uint64_t before = emulated::blocks_run_in_phases();
+  const std::vector<float> fast = sums_on(Level::off);
+  CHECK(std::memcmp(fast.data(), checked.data(), fast.size() * sizeof(float)) == 0);
+  CHECK(emulated::blocks_run_in_phases() - before == (block == 100 ? (n + 99) / 100 : blocks));
+
+  // Two barriers a step of k, at sizes no tile divides.
+  const int m = 37;
+  const auto a = random_floats(std::size_t{m} * m, 4), b = random_floats(std::size_t{m} * m, 5);
+  auto da = upload(a, "a"), db = upload(b, "b");
+  const auto product_on = [&](Level level) {
+    const emulated::check::UseLevel use(level);
+    Buffer<float> dc(std::size_t{m} * m, "c");
+    k::tiled_matmul(da.span(), db.span(), dc.span(), m);
+    return download(dc);
+  };
+  CHECK(product_on(Level::off) == product_on(Level::full));
+}
+
+TEST_CASE("a fault in a kernel run in phases is a report, and the next launch runs", "[emulator][emulator-only]") {
+  const emulated::check::UseLevel fast(emulated::check::Level::off);
+  const std::uint64_t before = emulated::blocks_run_in_phases();
+  try {
+    k::write_wild_after_barrier(std::uintptr_t{0x100000000} * 5);
+    FAIL("the wild write was not reported");
+  } catch (const CudaError& e) {
+    CHECK(e.code() == 700);
+    CHECK_THAT(e.what(), Contains("wild_after_barrier_kernel<<<") &&
+                             Contains("Invalid memory access (an unmapped address)") &&
+                             Contains("emulator_kernels.cu:"));
+  }
+  CHECK(emulated::blocks_run_in_phases() > before);
   Buffer<float> out(100, "out");
   CHECK_NOTHROW(k::write_past_end(out.span(), 0));
   CHECK(download(out) == std::vector<float>(100, 1.0f));

@@ -262,3 +262,70 @@ TEST_CASE("a program is built in two halves unless a device variable or a launch
   CHECK_THAT(reason("void go(void** args) { cudaLaunchKernel(kernel, 1, 32, args); }\n"), Contains("cudaLaunchKernel"));
   CHECK_THAT(one_piece_reason({"__device__ int x;\n", "static __managed__ int y;\n"}), Contains("static"));
 }
+
+// The phased copy (emulator/rewrite/phased_kernel.hpp): a kernel whose barriers the rewrite can
+// see gets a second body, a coroutine split at them, on the lines of the first; one it cannot
+// see through runs on fibers only.
+TEST_CASE("a kernel with its own barriers gets a phased copy on its own lines; one it cannot see through does not",
+          "[rewrite]") {
+  const std::string source = R"(#include <cstdio>
+__global__ void sums(const float* in, float* out, int n) {
+  extern __shared__ float s[];
+  const int t = threadIdx.x;
+  s[t] = t < n ? in[t] : 0.0f;  // __syncthreads() in a comment stays
+  __syncthreads();
+  if (n == 0) return;
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) s[t] += max<float>(s[t + half], 0.0f);
+    __syncthreads();
+  }
+  if (t == 0) atomicAdd(out, s[0]);
+}
+)";
+  const std::string out = rewrite_cuda(source, "sums.cu", RewriteOptions{});
+  // The copy: after a #line naming the line of the kernel's `{`, barriers awaited, returns the coroutine's.
+  const std::string first = "\n#line 2 \"sums.cu\"\nif (::gpulab::emulated::detail::phases_on) {";
+  REQUIRE_THAT(out, Contains(first));
+  const std::size_t copy = out.find(first), original = out.find("\n#line 2 \"sums.cu\"\n", copy + 1);
+  REQUIRE(original != std::string::npos);
+  const std::string phased = out.substr(copy, original - copy), rest = out.substr(original);
+  CHECK(count(phased, "co_await ::gpulab::emulated::detail::PhaseBarrier{__FILE__, __LINE__};") == 2);
+  CHECK(count(phased, "co_return;") == 1);
+  CHECK(count(phased, "__syncthreads() in a comment stays") == 1);
+  CHECK(count(phased, "\n") == count(rest.substr(0, rest.find("\n}\n") + 1), "\n"));
+  // The first body as it was (the fibers' and the checked mode's), its lines where they were.
+  CHECK(count(rest, "__syncthreads();") == 2);
+  CHECK(count(rest, "co_") == 0);
+  CHECK(count(out.substr(0, copy), "\n") == 3);  // the runtime header, #line 1, the #include
+
+  // Fibers only: what the phases could not see or a coroutine cannot hold.
+  for (const char* body : {
+           "  __syncthreads();\n  v = __shfl_down_sync(0xffffffff, v, 1);\n",  // a warp exchange
+           "  __syncthreads();\n  helper(v);\n",                               // a function of the learner's
+           "  __syncthreads();\n  v = helper<float>(v);\n",                    // the same, a template
+           "  __syncthreads();\n  block.sync();\n",                            // a member call
+           "  __syncthreads();\n  auto f = [&] { return v; };\n",              // a lambda
+           "  __syncthreads();\n  if (__syncthreads_count(v > 0)) v = 0;\n",   // a barrier that votes
+           "  v = (__syncthreads(), 1);\n",                                    // a barrier in an expression
+           "  v += 1;\n",                                                      // no barrier at all
+       }) {
+    CAPTURE(body);
+    const std::string kernel = std::string("__global__ void k(float v) {\n") + body + "}\n";
+    CHECK_THAT(rewrite_cuda(kernel, "k.cu", RewriteOptions{}), !Contains("run_phased"));
+  }
+  // The file's own device functions that reach no barrier may be called; one that may, not.
+  const std::string helpers =
+      "__device__ float twice(float x) { return 2 * x; }\n"
+      "__device__ __forceinline__ float quad(float x) { return twice(twice(x)); }\n"
+      "__device__ float waits(float x) { __syncthreads(); return x; }\n";
+  CHECK_THAT(rewrite_cuda(helpers + "__global__ void k(float v) {\n  v = quad(v);\n  __syncthreads();\n}\n", "k.cu",
+                          RewriteOptions{}),
+             Contains("run_phased"));
+  CHECK_THAT(rewrite_cuda(helpers + "__global__ void k(float v) {\n  v = waits(v);\n  __syncthreads();\n}\n", "k.cu",
+                          RewriteOptions{}),
+             !Contains("run_phased"));
+  // A comparison is no template's call.
+  CHECK_THAT(rewrite_cuda("__global__ void k(int t, int s) {\n  if (t < s && s > (t)) t = 1;\n  __syncthreads();\n}\n",
+                          "k.cu", RewriteOptions{}),
+             Contains("run_phased"));
+}

@@ -103,6 +103,15 @@ __global__ void past_end_kernel(float* out, std::size_t n_plus_extra) {
 // Writes through an integer made into a pointer: no buffer is anywhere near it.
 __global__ void wild_write_kernel(std::uintptr_t address) { *reinterpret_cast<int*>(address) = 1; }
 
+// A barrier, then thread 7 writes through a wild pointer (on the emulator's fast path a kernel run
+// in phases: its fault is reported as a fiber's is).
+__global__ void wild_after_barrier_kernel(std::uintptr_t address) {
+  __shared__ int ready;
+  if (threadIdx.x == 0) ready = 1;
+  __syncthreads();
+  if (threadIdx.x == 7 && ready == 1) *reinterpret_cast<int*>(address) = 1;
+}
+
 __global__ void empty_kernel() {}
 
 __global__ void divergent_kernel(float* out) {
@@ -198,6 +207,11 @@ void write_past_end(std::span<float> out, int extra) {
 void write_wild(std::uintptr_t address) {
   wild_write_kernel<<<1, 32>>>(address);
   check_launch("wild_write_kernel", dim3(1), dim3(32));
+}
+
+void write_wild_after_barrier(std::uintptr_t address) {
+  wild_after_barrier_kernel<<<2, 64>>>(address);
+  check_launch("wild_after_barrier_kernel", dim3(2), dim3(64));
 }
 
 void empty_launch(Dims grid, Dims block, std::size_t shared_bytes) {

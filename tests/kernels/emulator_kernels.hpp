@@ -36,6 +36,8 @@ void cpu_multiply_in_kernel_file(std::span<const float> a, std::span<const float
 void write_past_end(std::span<float> out, int extra);
 // Writes through a wild pointer (an address on no page of the process) from one warp.
 void write_wild(std::uintptr_t address);
+// A barrier, then one thread writes through a wild pointer.
+void write_wild_after_barrier(std::uintptr_t address);
 // An empty kernel with any configuration, to compare the launch rules.
 void empty_launch(Dims grid, Dims block, std::size_t shared_bytes);
 // Half a warp waits at a shuffle while the other half waits at a barrier: a deadlock.

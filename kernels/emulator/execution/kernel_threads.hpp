@@ -3,6 +3,8 @@
 // thread, barriers and warp exchanges, a block's static and dynamic shared memory, the thread
 // loops a launch runs and the launch itself. Part of the device language's header
 // (language/cuda_language.hpp includes it after its macros; not to be included alone).
+#include "emulator/execution/phases.hpp"
+
 namespace gpulab::emulated {
 
 namespace detail {
@@ -121,8 +123,7 @@ T& static_shared(Site, const char* name, const char* type, const char* file, int
 
 // What `extern __shared__ T name[];` refers to: the launch's dynamic shared memory as T[].
 template <typename T>
-T (&dynamic_shared(const char* name = "dynamic shared memory", const char* type = ""))
-[] {
+[[gnu::always_inline]] inline T (&dynamic_shared(const char* name = "dynamic shared memory", const char* type = ""))[] {
   return *static_cast<T(*)[]>(detail::dynamic_shared_memory(name, type, sizeof(T)));
 }
 
@@ -222,14 +223,20 @@ template <typename Body, bool checked>
 }
 // The loop twice: checked, where the kernel's accesses call the checks (the kernel file is built
 // with the instrumentation), and fast, where the same kernel, inlined into a function the
-// instrumentation leaves alone, runs as plain compiled code.
+// instrumentation leaves alone, runs as plain compiled code. The fast loop runs a kernel the
+// rewrite split at its barriers in phases (phases.hpp): each thread's call only starts it, to its
+// first barrier; the phases after run once all have started.
 template <typename Body>
 unsigned run_threads(const void* body, const Starts& from) {
+  phases_on = false;
   return thread_loop<Body, true>(body, from);
 }
 template <typename Body>
 [[gnu::no_sanitize_thread]] unsigned run_threads_fast(const void* body, const Starts& from) {
-  return thread_loop<Body, false>(body, from);
+  phases_on = phases_allowed;
+  const unsigned next = thread_loop<Body, false>(body, from);
+  if (phases_waiting()) run_phases();
+  return next;
 }
 using ThreadLoop = unsigned (*)(const void* body, const Starts& from);
 struct ThreadLoops {

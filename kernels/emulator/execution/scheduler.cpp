@@ -103,6 +103,12 @@ thread_local constinit SignalFault signal_fault;
 // runner for the threads after it; after that it hands over to the next waiting thread that can
 // run (whoever resumes a thread sets running_thread and ::threadIdx first).
 void yield() {
+  if (in_phased_thread) {
+    throw std::logic_error(
+        "the emulator ran this kernel in phases, split at the __syncthreads() in its own text, but it reached another "
+        "barrier or warp operation (through a macro?): GPU Lab's mistake, please report it; GPULAB_NO_PHASES=1 runs "
+        "it as before");
+  }
   Block& b = *running_block;
   if (running_thread == nullptr) {
     Thread& self = b.threads[running_linear()];
@@ -291,6 +297,7 @@ void run_block(detail::ThreadLoop loop, const void* body, detail::BlockContext& 
   block.progress = 0;
   block.counting = false;
   block.error = nullptr;
+  detail::begin_phases();
   detail::running_block = &block;
   detail::current_block = &context;
   ::blockIdx = context.block_idx;

@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA device language on the CPU: what a kernel file sees when it is compiled as plain C++
 // against the emulator (through the emulator's <cuda_runtime.h>). Each block's threads run as
-// fibers that really meet at __syncthreads(); blocks run in parallel on the CPU's cores.
+// fibers that really meet at __syncthreads() (on the fast path, a kernel whose barriers are in
+// plain view runs in phases instead: execution/phases.hpp); blocks run in parallel on the CPU's cores.
 //
 // Modelled: __global__/__device__/__host__, threadIdx/blockIdx/blockDim/gridDim/warpSize,
 // static __shared__ (per block) and `extern __shared__` (the launch's dynamic shared memory),

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/text_file.hpp"
+#include "emulator/rewrite/phased_kernel.hpp"
 #include "emulator/rewrite/rewrite_jobs.hpp"
 #include "emulator/rewrite/rewrite_scan.hpp"
 
@@ -24,7 +25,7 @@ std::string read_source(const std::string& path) {
 
 std::string rewrite_cuda(const std::string& s, const std::string& file, const RewriteOptions& options) {
   const std::vector<bool> code = code_mask(s);
-  jobs::Source src{s, code, file, options, {}, {}, {}};
+  jobs::Source src{s, code, file, options, {}, {}, {}, {}};
   if (!options.backend_namespace.empty()) {
     try {
       src.own = find_launchers(s, file);
@@ -55,13 +56,16 @@ std::string rewrite_cuda(const std::string& s, const std::string& file, const Re
   // As nvcc does, the CUDA runtime's header comes first (for the emulator, the emulator's).
   std::string out = std::string(options.emulated ? "#include <cuda_runtime.h>\n" : "") + "#line 1 \"" + file + "\"\n";
   std::size_t at = 0;
-  std::sort(edits.begin(), edits.end(), [](const jobs::Edit& a, const jobs::Edit& b) { return a.begin < b.begin; });
+  // (Stable: an insertion a job noted first stays before another's edit at the same place.)
+  std::stable_sort(edits.begin(), edits.end(),
+                   [](const jobs::Edit& a, const jobs::Edit& b) { return a.begin < b.begin; });
   for (const jobs::Edit& e : edits) {
     out.append(s, at, e.begin - at);
     out += e.text;
     at = e.end;
   }
   out.append(s, at, std::string::npos);
+  if (options.emulated) out = jobs::add_phased_copies(out, file);
   if (options.emulated && options.backend_namespace.empty() && !options.header) {
     // A whole program: it exits non-zero when the checked mode reported an error.
     out += std::string(

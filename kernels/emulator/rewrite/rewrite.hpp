@@ -14,7 +14,9 @@
 //                     the lambda is always_inline, outside kernels)
 //                     __global__ void kernel(...) { ... }
 //                  -> __global__ GPULAB_INLINED_KERNEL void kernel(...) { ... }
-//                     (a definition is inlined into the emulator's checked and fast thread loops)
+//                     (a definition is inlined into the emulator's checked and fast thread loops;
+//                     one whose barriers are in plain view gets a second body first, a coroutine
+//                     split at them, for the fast path: phased_kernel.hpp)
 //                     asm volatile("mma.sync..." : "+f"(c) : "r"(a));
 //                  -> ::gpulab::emulated::ptx::run("mma.sync...", {ptx::inout(c), ptx::in(a)});
 //                     (the tensor cores' PTX, carried out by the emulator: ptx.hpp; operands it

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "emulator/rewrite/phased_kernel.hpp"
+
 namespace gpulab::emulated::jobs {
 
 using namespace scan;
@@ -222,6 +224,12 @@ std::optional<std::size_t> kernel_definition(Source& src, std::size_t i) {
     src.edits.push_back({i + 10, i + 10, " GPULAB_INLINED_KERNEL"});
     if (const std::size_t close = match_forward(s, src.code, end); close != std::string::npos) {
       src.kernel_bodies.emplace_back(end, close);
+      // Its barriers in plain view: a second body, run in phases on the fast path (phased_kernel.hpp).
+      if (!src.plain_functions) src.plain_functions = plain_device_functions(s, src.code);
+      if (why_not_phased(s, src.code, end, close, *src.plain_functions).empty()) {
+        src.edits.push_back({end + 1, end + 1, phased_begin_mark(line_of(s, end))});
+        src.edits.push_back({close - 1, close - 1, kPhasedEndMark});
+      }
     }
   }
   return i;

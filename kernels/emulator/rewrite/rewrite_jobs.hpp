@@ -4,7 +4,9 @@
 // edit that replaces it. Internal to the emulator's build tools; tests/rewrite_test.cpp holds a
 // row per job.
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,8 +30,9 @@ struct Source {
   const std::string& file;
   const RewriteOptions& options;
   std::vector<Edit> edits;
-  std::vector<scan::Launcher> own;                                 // the file's launchers (a backend's build)
-  std::vector<std::pair<std::size_t, std::size_t>> kernel_bodies;  // the file's kernels' {…}, as found
+  std::vector<scan::Launcher> own;                                    // the file's launchers (a backend's build)
+  std::vector<std::pair<std::size_t, std::size_t>> kernel_bodies;     // the file's kernels' {…}, as found
+  std::optional<std::set<std::string, std::less<>>> plain_functions;  // phased_kernel.hpp's, once needed
 
   // `word` at i, as a whole word of code.
   bool word_at(std::size_t i, std::string_view word) const;
