@@ -2,7 +2,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <memory>
 #include <vector>
 
@@ -44,17 +43,10 @@ Phases& worker_phases() {
   return *phases;
 }
 
-// A thread that threw: ended (its error is the block's: phased_thread_threw).
-bool failed(Handle thread) { return thread.promise().threw; }
-
 }  // namespace
 
 thread_local constinit const char* phase_barrier_file = nullptr;
 thread_local constinit int phase_barrier_line = 0;
-
-void phased_thread_threw() noexcept {
-  if (!running_block->error) running_block->error = std::current_exception();
-}
 
 thread_local constinit std::byte *phase_next = nullptr, *phase_end = nullptr;
 
@@ -69,7 +61,7 @@ void* phase_storage_from_new_piece(std::size_t bytes) {
 }
 
 void keep_phased(Handle thread) {
-  if (failed(thread) || thread.done()) {
+  if (thread.done()) {
     thread.destroy();
     return;
   }
@@ -107,7 +99,7 @@ void run_phases() {
       in_phased_thread = true;
       w.thread.resume();
       in_phased_thread = false;
-      if (failed(w.thread) || w.thread.done()) {
+      if (w.thread.done()) {
         w.thread.destroy();
       } else {
         waiting[kept++] = w;

@@ -49,28 +49,24 @@ struct PhaseStop {
   GPULAB_PHASE_INLINE void await_resume() const noexcept {}
 };
 
-// A phased thread threw (a fault, an assert): the block's error, as on the fibers (phases.cpp).
-void phased_thread_threw() noexcept;
+// A kernel thread threw: the block's error (scheduler.cpp; kernel_threads.hpp declares it too).
+void thread_threw();
 // The barrier the last thread to stop waits at (for the observers: the block's other threads
 // wait at the same one, or the kernel is wrong in a way only the checked mode reports).
 extern thread_local constinit const char* phase_barrier_file;
 extern thread_local constinit int phase_barrier_line;
 
-// One CUDA thread of a kernel run in phases. (Its promise holds nothing to destroy, and nothing
-// the body's suspensions must reach: the calls to get at it would not be inlined.)
+// One CUDA thread of a kernel run in phases. (Its promise holds nothing: the calls to get at it
+// from the body's suspensions would not be inlined. A thread that threw has ended: done().)
 struct PhasedThread {
   struct promise_type {
-    bool threw = false;
     GPULAB_PHASE_INLINE PhasedThread get_return_object() {
       return {std::coroutine_handle<promise_type>::from_promise(*this)};
     }
     GPULAB_PHASE_INLINE PhaseGoOn initial_suspend() noexcept { return {}; }  // to its first barrier at once
     GPULAB_PHASE_INLINE PhaseStop final_suspend() noexcept { return {}; }    // its runner destroys it
     GPULAB_PHASE_INLINE void return_void() noexcept {}
-    void unhandled_exception() noexcept {
-      threw = true;
-      phased_thread_threw();
-    }
+    void unhandled_exception() { thread_threw(); }
     GPULAB_PHASE_INLINE static void* operator new(std::size_t bytes) { return phase_storage(bytes); }
     GPULAB_PHASE_INLINE static void operator delete(void*, std::size_t) noexcept {}
   };
